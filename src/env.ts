@@ -1,0 +1,26 @@
+import type { EndpointMaterializer } from "./endpoints/materializer";
+import type { Db } from "./db/client";
+import type { Principal } from "./lib/auth/principal";
+import type { Project } from "./projects/service";
+
+/** Bindings declared in wrangler.toml, plus the ROOT_API_KEY secret. */
+export interface Env {
+  DB: D1Database;
+  /** Local-evaluation flag definitions, one entry per project and cohort variant. */
+  FLAGS_KV: KVNamespace;
+  ENDPOINT_MATERIALIZER: DurableObjectNamespace<EndpointMaterializer>;
+  /** The bundled API reference viewer (Workers static assets). */
+  ASSETS?: Fetcher;
+  ROOT_API_KEY: string;
+}
+
+export type AppVariables = {
+  requestId: string;
+  db: Db;
+  /** Set by the auth middleware on routes that take a personal API key or the root key. */
+  principal: Principal;
+  /** Set by the auth middleware on routes with a `:project_id` path parameter. */
+  project: Project;
+};
+
+export type AppEnv = { Bindings: Env; Variables: AppVariables };

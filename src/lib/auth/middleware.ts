@@ -1,0 +1,47 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../env";
+import { authenticateKey, recordKeyUse } from "../../keys/service";
+import { getProject } from "../../projects/service";
+import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from "../errors";
+import { canReachProject, type Principal } from "./principal";
+import { firstMissingScope, type Scope } from "./scopes";
+
+const BEARER = /^Bearer\s+(\S.*)$/;
+
+/**
+ * Authenticates a personal API key or the root key, resolves the `:project_id` of the path
+ * (404 when unknown, 403 when the key may not reach it), then checks the route's scopes.
+ */
+export function authenticate(auth: { kind: "personal"; scopes: Scope[] } | { kind: "root" }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (!header) throw notAuthenticated();
+    const match = BEARER.exec(header);
+    if (!match) throw authenticationFailed("Authorization header must be of the form 'Bearer <personal API key>'.");
+    const principal = await authenticateKey(c.get("db"), c.env.ROOT_API_KEY, match[1].trim());
+    if (!principal) throw authenticationFailed("Personal API key found in request Authorization header is invalid.");
+    c.set("principal", principal);
+    if (principal.kind === "personal_api_key") c.executionCtx.waitUntil(recordKeyUse(c.get("db"), principal.keyId));
+
+    const projectParam = c.req.param("project_id");
+    if (projectParam !== undefined) await resolveProject(c, principal, projectParam);
+
+    if (auth.kind === "root") {
+      if (principal.kind !== "root") throw permissionDenied("This action requires the root API key.");
+    } else if (principal.kind === "personal_api_key") {
+      const missing = firstMissingScope(principal.scopes, auth.scopes);
+      if (missing) throw permissionDenied(`API key missing required scope '${missing}'`);
+    }
+    await next();
+  };
+}
+
+async function resolveProject(c: Parameters<MiddlewareHandler<AppEnv>>[0], principal: Principal, raw: string) {
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  const project = Number.isSafeInteger(id) ? await getProject(c.get("db"), id) : undefined;
+  if (!project) throw notFound("Project not found.");
+  if (!canReachProject(principal, project.id)) {
+    throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);
+  }
+  c.set("project", project);
+}

@@ -1,0 +1,105 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ZodError } from "zod";
+
+/** PostHog's error envelope (drf-exceptions-hog): every failure answers in this shape. */
+export type ErrorType =
+  | "validation_error"
+  | "authentication_error"
+  | "invalid_request"
+  | "server_error"
+  | "throttled_error";
+
+export interface ErrorBody {
+  type: ErrorType;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly type: ErrorType,
+    readonly code: string,
+    readonly detail: string,
+    readonly attr: string | null = null,
+  ) {
+    super(detail);
+  }
+
+  toBody(): ErrorBody {
+    return { type: this.type, code: this.code, detail: this.detail, attr: this.attr };
+  }
+}
+
+export const validationError = (detail: string, attr: string | null = null, code = "invalid_input") =>
+  new ApiError(400, "validation_error", code, detail, attr);
+
+export const notFound = (detail = "Not found.") => new ApiError(404, "invalid_request", "not_found", detail);
+
+export const notAuthenticated = () =>
+  new ApiError(401, "authentication_error", "not_authenticated", "Authentication credentials were not provided.");
+
+export const authenticationFailed = (detail: string) =>
+  new ApiError(401, "authentication_error", "authentication_failed", detail);
+
+export const permissionDenied = (detail: string) =>
+  new ApiError(403, "authentication_error", "permission_denied", detail);
+
+export const methodNotAllowed = (method: string) =>
+  new ApiError(405, "invalid_request", "method_not_allowed", `Method "${method}" not allowed.`);
+
+export const conflict = (detail: string) => new ApiError(409, "server_error", "conflict", detail);
+
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, "invalid_request", "payload_too_large", `Request body exceeds the limit of ${limit} bytes.`);
+
+export const parseError = (detail = "JSON parse error - the request body is not valid JSON.") =>
+  new ApiError(400, "invalid_request", "parse_error", detail);
+
+export const unsupportedMediaType = (contentType: string | undefined) =>
+  new ApiError(
+    415,
+    "invalid_request",
+    "unsupported_media_type",
+    `Unsupported media type "${contentType ?? ""}" in request.`,
+  );
+
+const serverError = () => new ApiError(500, "server_error", "error", "A server error occurred.");
+
+/** Turns the first Zod issue into PostHog's validation envelope (`attr` joins nested paths with `__`). */
+export function fromZodError(error: ZodError): ApiError {
+  const issue = error.issues[0];
+  const attr = issue.path.length ? issue.path.map(String).join("__") : null;
+  const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+  if (missing) return validationError("This field is required.", attr, "required");
+  return validationError(issue.message, attr);
+}
+
+/** Maps anything thrown while handling a request to the envelope; internal messages never reach clients. */
+export function toApiError(err: unknown, contentType?: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof ZodError) return fromZodError(err);
+  if (err instanceof HTTPException) {
+    if (err.status === 415) return unsupportedMediaType(contentType);
+    if (err.status === 413) return payloadTooLarge(0);
+    if (err.status === 400 && /JSON/i.test(err.message)) return parseError();
+    if (err.status === 401) return notAuthenticated();
+    if (err.status === 404) return notFound();
+    if (err.status < 500) return new ApiError(err.status as ContentfulStatusCode, "invalid_request", "invalid_request", err.message);
+  }
+  return serverError();
+}
+
+export function errorResponse(c: Context, err: ApiError): Response {
+  if (err.status === 401) c.header("WWW-Authenticate", "Bearer");
+  return c.json(err.toBody(), err.status);
+}
+
+export function handleError(err: unknown, c: Context): Response {
+  const apiError = toApiError(err, c.req.header("content-type"));
+  if (apiError.status >= 500) console.error(`request ${c.get("requestId")} failed`, err);
+  return errorResponse(c, apiError);
+}

@@ -1,0 +1,13 @@
+import type { z } from "@hono/zod-openapi";
+
+/** A JSON response entry for a route's `responses`. */
+export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** A required JSON request body (without `required`, a request lacking Content-Type validates as `{}`). */
+export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});

@@ -1,0 +1,49 @@
+import { z } from "@hono/zod-openapi";
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 10_000;
+
+/** `limit` / `offset` query parameters shared by every list. */
+export const PaginationQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional().openapi({ description: `Page size (default ${DEFAULT_LIMIT}).` }),
+  offset: z.coerce.number().int().min(0).optional().openapi({ description: "Rows to skip (default 0)." }),
+});
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export function pageOf(query: { limit?: number; offset?: number }, defaultLimit = DEFAULT_LIMIT): Page {
+  return { limit: query.limit ?? defaultLimit, offset: query.offset ?? 0 };
+}
+
+/** The request URL with `limit` and `offset` set, every other parameter kept. */
+export function pageUrl(requestUrl: string, limit: number, offset: number): string {
+  const url = new URL(requestUrl);
+  url.searchParams.set("limit", String(limit));
+  url.searchParams.set("offset", String(offset));
+  return url.toString();
+}
+
+/** Absolute `next`/`previous` links of a limit/offset page over `count` rows. */
+export function pageLinks(requestUrl: string, page: Page, count: number) {
+  const { limit, offset } = page;
+  return {
+    next: offset + limit < count ? pageUrl(requestUrl, limit, offset + limit) : null,
+    previous: offset > 0 ? pageUrl(requestUrl, limit, Math.max(0, offset - limit)) : null,
+  };
+}
+
+/** PostHog's list envelope: `{count, next, previous, results}`. */
+export function paginated<T>(requestUrl: string, page: Page, count: number, results: T[]) {
+  return { count, ...pageLinks(requestUrl, page, count), results };
+}
+
+export const paginatedSchema = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  });

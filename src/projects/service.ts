@@ -1,0 +1,52 @@
+import { count, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { projects } from "../db/schema";
+import type { Principal } from "../lib/auth/principal";
+import { randomToken } from "../lib/crypto";
+import type { Page } from "../lib/pagination";
+
+export type Project = typeof projects.$inferSelect;
+
+/** The public project token SDKs send with events and flag requests. */
+export const newProjectToken = () => `phc_${randomToken(43)}`;
+
+export async function getProject(db: Db, id: number): Promise<Project | undefined> {
+  return db.select().from(projects).where(eq(projects.id, id)).get();
+}
+
+export async function getProjectByToken(db: Db, token: string): Promise<Project | undefined> {
+  return db.select().from(projects).where(eq(projects.apiToken, token)).get();
+}
+
+export async function listProjects(db: Db, principal: Principal, page: Page) {
+  const visible =
+    principal.kind === "personal_api_key" && principal.scopedProjects !== null
+      ? inArray(projects.id, principal.scopedProjects)
+      : undefined;
+  const [rows, total] = await Promise.all([
+    db.select().from(projects).where(visible).orderBy(projects.id).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(projects).where(visible).get(),
+  ]);
+  return { rows, count: total?.n ?? 0 };
+}
+
+export async function createProject(db: Db, input: { name: string; timezone?: string }): Promise<Project> {
+  return db
+    .insert(projects)
+    .values({ name: input.name, timezone: input.timezone ?? "UTC", apiToken: newProjectToken() })
+    .returning()
+    .get();
+}
+
+export async function updateProject(db: Db, id: number, input: { name?: string; timezone?: string }) {
+  if (input.name === undefined && input.timezone === undefined) return getProject(db, id);
+  return db.update(projects).set(input).where(eq(projects.id, id)).returning().get();
+}
+
+/** The ids among `ids` that name no project. */
+export async function missingProjectIds(db: Db, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const found = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, ids));
+  const known = new Set(found.map((p) => p.id));
+  return ids.filter((id) => !known.has(id));
+}

@@ -1,0 +1,58 @@
+import { exports, env } from "cloudflare:workers";
+
+export const BASE = "http://edgehog.test";
+export const ROOT_KEY = env.ROOT_API_KEY;
+
+export interface CallOptions {
+  method?: string;
+  key?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** Calls the worker over HTTP (its real fetch handler), authenticating with the root key by default. */
+export async function call(path: string, options: CallOptions = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? ROOT_KEY : options.key;
+  if (key) headers.authorization = `Bearer ${key}`;
+  let body: BodyInit | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const response = await exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? "GET", headers, body }));
+  const text = await response.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export async function createProject(name = `project ${crypto.randomUUID().slice(0, 8)}`, timezone?: string) {
+  const res = await call("/api/projects/", { method: "POST", body: { name, timezone } });
+  if (res.status !== 201) throw new Error(`project creation failed: ${res.status} ${res.text}`);
+  return res.json as { id: number; name: string; api_token: string; timezone: string };
+}
+
+export async function createKey(scopes: string[], scopedTeams?: number[]) {
+  const res = await call("/api/personal_api_keys/", {
+    method: "POST",
+    body: { label: `key ${scopes.join(",")}`, scopes, scoped_teams: scopedTeams ?? null },
+  });
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
+  return res.json.value as string;
+}
+
+/** Asserts PostHog's error envelope and returns it. */
+export function envelope(res: { json: any }) {
+  const body = res.json;
+  if (!body || typeof body.type !== "string" || typeof body.code !== "string" || typeof body.detail !== "string" || !("attr" in body)) {
+    throw new Error(`not an error envelope: ${JSON.stringify(body)}`);
+  }
+  return body as { type: string; code: string; detail: string; attr: string | null };
+}

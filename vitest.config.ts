@@ -1,0 +1,43 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export const TEST_ROOT_API_KEY = "phx_test_root_key_for_vitest_only";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
+  return {
+    test: {
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      projects: [
+        {
+          // Worker tests: inside workerd, against real local D1, KV and Durable Objects.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, ROOT_API_KEY: TEST_ROOT_API_KEY } },
+            }),
+          ],
+          test: {
+            name: "worker",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/interop/**"],
+            setupFiles: ["./test/setup/apply-migrations.ts"],
+          },
+        },
+        {
+          // Interop tests: Node drives a real `wrangler dev` with official clients.
+          test: {
+            name: "interop",
+            include: ["test/interop/**/*.test.ts"],
+            environment: "node",
+            globalSetup: ["./test/interop/global-setup.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 180_000,
+          },
+        },
+      ],
+    },
+  };
+});
