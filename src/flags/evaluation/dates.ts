@@ -1,0 +1,79 @@
+/**
+ * Date handling for `is_date_before/after/exact`, server semantics (flag-eval.md §4.4):
+ * a relative value `-?N[hdwmy]` means "now minus N units" (months step one at a time, clamping
+ * the day at each step); otherwise an absolute date. Naive dates are read as UTC.
+ */
+
+const RELATIVE = /^-?(\d+)([hdwmy])$/;
+const ABSOLUTE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+
+function minusMonths(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  for (let i = 0; i < months; i++) {
+    const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
+    const month = (d.getUTCMonth() + 11) % 12;
+    const day = Math.min(d.getUTCDate(), daysInMonth(year, month));
+    d.setUTCFullYear(year, month, day);
+  }
+  return d;
+}
+
+/** The instant a relative date names, or undefined when `value` is not relative. */
+export function parseRelativeDate(value: string, now: Date): Date | undefined {
+  const match = RELATIVE.exec(value.trim());
+  if (!match) return undefined;
+  const n = Number(match[1]);
+  if (n >= 10_000) return undefined;
+  const ms = now.getTime();
+  switch (match[2]) {
+    case "h":
+      return new Date(ms - n * 3_600_000);
+    case "d":
+      return new Date(ms - n * 86_400_000);
+    case "w":
+      return new Date(ms - n * 7 * 86_400_000);
+    case "m":
+      return minusMonths(now, n);
+    default:
+      return minusMonths(now, n * 12);
+  }
+}
+
+function offsetMinutes(zone: string | undefined): number {
+  if (!zone || /^(Z|UTC|GMT)$/i.test(zone)) return 0;
+  const sign = zone[0] === "-" ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0"));
+}
+
+/** An absolute date (ISO 8601 / RFC 3339, with or without offset; naive = UTC), else undefined. */
+export function parseAbsoluteDate(value: string): Date | undefined {
+  const match = ABSOLUTE.exec(value.trim());
+  if (match) {
+    const [, y, mo, d, h, mi, s, frac, zone] = match;
+    const ms = frac ? Number(`0.${frac}`) * 1000 : 0;
+    const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
+    const date = new Date(utc - offsetMinutes(zone) * 60_000);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  // Anything else Date understands (RFC 2822 and friends); there is no meaningful local zone here.
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : new Date(parsed);
+}
+
+/** A filter value: relative first, then absolute. */
+export function parseFilterDate(value: unknown, now: Date): Date | undefined {
+  if (typeof value !== "string") return undefined;
+  return parseRelativeDate(value, now) ?? parseAbsoluteDate(value);
+}
+
+/** A person's value: numbers and numeric strings are epoch seconds; strings are dates. */
+export function parsePersonDate(value: unknown): Date | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? new Date(value * 1000) : undefined;
+  if (typeof value !== "string") return undefined;
+  if (/^[+-]?\d+(\.\d+)?$/.test(value.trim())) return new Date(Number(value) * 1000);
+  return parseAbsoluteDate(value);
+}
