@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { createDb } from "./db/client";
+import { flagRoutes } from "./flags/routes";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
 import { keyRoutes } from "./keys/routes";
@@ -51,6 +52,7 @@ export function createApp() {
   app.use("*", limitBody(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
+  mountProjectScoped(app, flagRoutes, "projects");
   app.route("/", keyRoutes);
   registerDocs(app);
 

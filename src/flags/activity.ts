@@ -1,0 +1,81 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { activityLog } from "../db/schema";
+import type { Principal } from "../lib/auth/principal";
+import { actorOf } from "../lib/auth/principal";
+import { nowIso } from "../lib/time";
+
+/**
+ * Flag entries of the shared activity log (PostHog's `scope: "FeatureFlag"`). The persons area
+ * writes the same table; the SQL for flag entries stays here.
+ */
+const SCOPE = "FeatureFlag";
+
+export type FlagActivity = "created" | "updated" | "deleted" | "restored";
+
+export interface Change {
+  type: "FeatureFlag";
+  action: "created" | "changed" | "deleted";
+  field?: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Field-level changes between two records (only the writable fields PostHog logs). */
+export function changesBetween(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Change[] {
+  return fields
+    .filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]))
+    .map((field) => ({ type: SCOPE, action: "changed", field, before: before[field], after: after[field] }));
+}
+
+/**
+ * The insert for one entry, as a D1 statement to run in the same `batch` as the write it
+ * describes. It only inserts when that write changed a row (`changes()`), so a lost
+ * optimistic-concurrency race logs nothing; `flagId: "last_insert"` names the flag a preceding
+ * INSERT created. (Raw D1 because drizzle cannot batch raw SQL with parameters.)
+ */
+export function flagActivityInsert(
+  db: Db,
+  entry: { projectId: number; flagId: number | "last_insert"; flagKey: string; activity: FlagActivity; principal: Principal; changes: Change[] },
+): D1PreparedStatement {
+  const detail = JSON.stringify({ id: null, changes: entry.changes, merge: null, trigger: null, name: entry.flagKey, short_id: null, type: null });
+  const item = entry.flagId === "last_insert" ? "CAST(last_insert_rowid() AS TEXT)" : "?8";
+  return db.$client
+    .prepare(
+      `INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
+       SELECT ?1, ?2, ?3, item, ?4, ?5, json_set(?6, '$.id', item), ?7
+       FROM (SELECT ${item} AS item) WHERE changes() > 0`,
+    )
+    .bind(crypto.randomUUID(), entry.projectId, SCOPE, entry.activity, JSON.stringify(actorOf(entry.principal)), detail, nowIso(), ...(entry.flagId === "last_insert" ? [] : [String(entry.flagId)]));
+}
+
+/** One page of flag activity, newest first: all flags of the project, or one flag. */
+export async function listFlagActivity(db: Db, projectId: number, flagId: number | undefined, page: { limit: number; page: number }) {
+  const where = and(
+    eq(activityLog.projectId, projectId),
+    eq(activityLog.scope, SCOPE),
+    flagId === undefined ? undefined : eq(activityLog.itemId, String(flagId)),
+  );
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(activityLog)
+      .where(where)
+      .orderBy(desc(activityLog.createdAt), desc(sql`rowid`))
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit),
+    db.select({ n: count() }).from(activityLog).where(where).get(),
+  ]);
+  return {
+    total: total?.n ?? 0,
+    rows: rows.map((r) => ({
+      id: r.id,
+      user: r.actor,
+      activity: r.activity,
+      scope: r.scope,
+      item_id: r.itemId,
+      detail: r.detail,
+      created_at: r.createdAt,
+    })),
+  };
+}
