@@ -10,6 +10,7 @@ import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge
 import { pathMatcher } from "./lib/method-not-allowed";
 import { createRouter, type Router } from "./lib/route";
 import { projectRoutes } from "./projects/routes";
+import { sdkRoutes } from "./sdk/routes";
 
 /** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
@@ -54,6 +55,7 @@ export function createApp() {
   mountProjectScoped(app, projectRoutes, "projects");
   mountProjectScoped(app, flagRoutes, "projects");
   app.route("/", keyRoutes);
+  app.route("/", sdkRoutes);
   registerDocs(app);
 
   const isKnownPath = pathMatcher(app);
