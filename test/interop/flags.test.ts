@@ -1,0 +1,159 @@
+import { PostHog } from "posthog-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+// @ts-expect-error -- a plain ESM script shared with `npm run dev`
+import { executeSql } from "../../scripts/lib/local-worker.mjs";
+import { api, newProject, workerUrl } from "./client";
+
+/**
+ * posthog-node, unmodified, pointed at the running worker: one client polls /flags/definitions
+ * with a personal API key and evaluates locally only; another asks /flags. They must agree on
+ * every flag for 1000+ distinct ids over rollouts, multivariate flags, property filters and
+ * cohorts. Person properties travel in the request for both (the same properties either way).
+ */
+let project: { id: number; api_token: string };
+let personalKey: string;
+let local: PostHog;
+let remote: PostHog;
+
+const IDS = Array.from({ length: 1000 }, (_, i) => `user-${i}-${(i * 7919) % 1009}`);
+const PLANS = ["free", "pro", "enterprise"];
+const propertiesOf = (i: number) => ({
+  plan: PLANS[i % 3],
+  email: `person${i}@${i % 4 === 0 ? "acme.com" : "example.org"}`,
+  age: 18 + (i % 50),
+  country: i % 5 === 0 ? "DE" : "US",
+});
+
+async function createFlag(body: Record<string, unknown>) {
+  const res = await api(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
+  if (res.status !== 201) throw new Error(`flag ${body.key}: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+/** A dynamic cohort written straight into the worker's D1 (there is no cohorts API on this branch). */
+function insertCohort(name: string, properties: unknown): number {
+  const json = JSON.stringify({ properties }).replace(/'/g, "''");
+  const rows = executeSql(
+    `INSERT INTO cohorts (project_id, name, filters, is_static) VALUES (${project.id}, '${name}', '${json}', 0) RETURNING id`,
+    { persistTo: inject("statePath") },
+  );
+  return rows[0].id;
+}
+
+beforeAll(async () => {
+  project = await newProject();
+  const key = await api("/api/personal_api_keys/", { method: "POST", body: { label: "sdk", scopes: ["feature_flag:read"], scoped_teams: [project.id] } });
+  personalKey = key.json.value;
+
+  const pros = insertCohort("pros", { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", operator: "exact", value: ["pro", "enterprise"] }] }] });
+  const grownUps = insertCohort("grown-up pros", {
+    type: "AND",
+    values: [
+      { type: "AND", values: [{ key: "id", type: "cohort", value: pros }] },
+      { type: "OR", values: [{ key: "age", type: "person", operator: "gte", value: "40" }, { key: "country", type: "person", operator: "exact", value: "DE", negation: true }] },
+    ],
+  });
+
+  for (const pct of [0, 10, 33.3, 50, 99]) await createFlag({ key: `rollout-${String(pct).replace(".", "_")}`, filters: { groups: [{ properties: [], rollout_percentage: pct }] } });
+  await createFlag({
+    key: "multi",
+    filters: {
+      groups: [{ properties: [], rollout_percentage: 80 }],
+      multivariate: { variants: [{ key: "control", rollout_percentage: 34 }, { key: "test", rollout_percentage: 33 }, { key: "other", rollout_percentage: 33 }] },
+      payloads: { test: '{"x": 1}' },
+    },
+  });
+  await createFlag({
+    key: "multi-override",
+    filters: {
+      groups: [
+        { properties: [{ key: "email", type: "person", operator: "icontains", value: "@acme.com" }], rollout_percentage: 100, variant: "b" },
+        { properties: [], rollout_percentage: 60 },
+      ],
+      multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] },
+    },
+  });
+  await createFlag({ key: "props-exact", filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 70 }] } });
+  await createFlag({
+    key: "props-mixed",
+    filters: {
+      groups: [
+        { properties: [{ key: "age", type: "person", operator: "gt", value: 40 }, { key: "country", type: "person", operator: "is_not", value: "DE" }] },
+        { properties: [{ key: "email", type: "person", operator: "regex", value: "^person1\\d*@" }], rollout_percentage: 50 },
+      ],
+    },
+  });
+  await createFlag({ key: "cohort-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: pros }], rollout_percentage: 90 }] } });
+  await createFlag({ key: "cohort-nested", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: grownUps }] }] } });
+  await createFlag({ key: "inactive", active: false, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+
+  local = new PostHog(project.api_token, { host: workerUrl(), personalApiKey: personalKey, featureFlagsPollingInterval: 600_000, flushAt: 1 });
+  remote = new PostHog(project.api_token, { host: workerUrl(), flushAt: 1 });
+  await local.reloadFeatureFlags();
+});
+
+afterAll(async () => {
+  await local?.shutdown();
+  await remote?.shutdown();
+});
+
+describe("posthog-node local evaluation agrees with the worker's /flags", () => {
+  it("for every flag and 1000 distinct ids", async () => {
+    const mismatches: string[] = [];
+    let compared = 0;
+    for (let start = 0; start < IDS.length; start += 25) {
+      await Promise.all(
+        IDS.slice(start, start + 25).map(async (id, j) => {
+          const personProperties = propertiesOf(start + j);
+          const [mine, theirs] = await Promise.all([
+            local.getAllFlags(id, { personProperties, onlyEvaluateLocally: true }),
+            remote.getAllFlags(id, { personProperties }),
+          ]);
+          // Like PostHog, /flags leaves inactive flags out; local evaluation reports them false.
+          expect(Object.keys(theirs).sort()).toEqual(Object.keys(mine).filter((k) => k !== "inactive").sort());
+          expect(Object.keys(theirs).length).toBe(11);
+          expect(mine.inactive).toBe(false);
+          for (const key of Object.keys(theirs)) {
+            compared++;
+            if (mine[key] !== theirs[key]) mismatches.push(`${id} ${key}: local ${mine[key]} remote ${theirs[key]}`);
+          }
+        }),
+      );
+    }
+    expect(mismatches).toEqual([]);
+    expect(compared).toBe(11_000);
+  });
+
+  it("is not trivially uniform: rollouts and variants split the ids", async () => {
+    const values = await Promise.all(IDS.slice(0, 200).map((id, i) => local.getAllFlags(id, { personProperties: propertiesOf(i), onlyEvaluateLocally: true })));
+    const count = (key: string, v: unknown) => values.filter((f) => f[key] === v).length;
+    expect(count("rollout-50", true)).toBeGreaterThan(60);
+    expect(count("rollout-50", false)).toBeGreaterThan(60);
+    expect(new Set(values.map((f) => f.multi))).toEqual(new Set(["control", "test", "other", false]));
+    expect(count("cohort-nested", true)).toBeGreaterThan(0);
+    expect(count("cohort-nested", false)).toBeGreaterThan(0);
+  });
+});
+
+describe("polling /flags/definitions", () => {
+  it("answers 304 to an unchanged poll and a fresh payload right after an update", async () => {
+    const url = `${workerUrl()}/flags/definitions?token=${project.api_token}&send_cohorts`;
+    const headers = { authorization: `Bearer ${personalKey}` };
+    const first = await fetch(url, { headers });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag")!;
+    const unchanged = await fetch(url, { headers: { ...headers, "if-none-match": etag } });
+    expect(unchanged.status).toBe(304);
+
+    const flags = (await api(`/api/projects/${project.id}/feature_flags/?search=rollout-0`)).json.results;
+    await api(`/api/projects/${project.id}/feature_flags/${flags[0].id}/`, { method: "PATCH", body: { filters: { groups: [{ properties: [], rollout_percentage: 100 }] } } });
+    const changed = await fetch(url, { headers: { ...headers, "if-none-match": etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+
+    await local.reloadFeatureFlags();
+    expect(await local.getFeatureFlag("rollout-0", "anyone", { onlyEvaluateLocally: true, sendFeatureFlagEvents: false })).toBe(true);
+    expect(await remote.getFeatureFlag("rollout-0", "anyone", { sendFeatureFlagEvents: false })).toBe(true);
+  });
+});
