@@ -19,7 +19,8 @@ const responses = {
   304: { description: "Unchanged since the ETag sent in If-None-Match" },
 };
 
-const auth: RouteAuth = { kind: "personal", scopes: ["feature_flag:read"] };
+/** A revoked key may still poll for up to this long on an isolate that has just seen it. */
+const auth: RouteAuth = { kind: "personal", scopes: ["feature_flag:read"], principalCacheMs: 10_000 };
 
 const definitions = defineRoute({
   method: "get",
