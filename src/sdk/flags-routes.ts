@@ -51,7 +51,9 @@ const decide = defineRoute({
 });
 
 async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
-  const raw = await readSdkBody(c);
+  // A JSON body was already parsed by the route's validator; other encodings are read here.
+  const validated = /json/i.test(c.req.header("content-type") ?? "") ? (c.req.valid as (t: "json") => unknown)("json") : undefined;
+  const raw = validated && typeof validated === "object" ? (validated as Record<string, unknown>) : await readSdkBody(c);
   const token = tokenOf(raw, c.req.query("token"));
   const req = evaluationRequestOf(raw);
   const version = Number.parseInt(c.req.query("v") ?? "", 10);

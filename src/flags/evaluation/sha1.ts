@@ -3,7 +3,7 @@
  * `crypto.subtle.digest` call costs a few microseconds of overhead (design.md §8) and is async;
  * evaluating 50 flags for one request needs up to ~150 digests, so a plain-JS SHA-1 over a
  * reused buffer is both faster and keeps the evaluator synchronous. Verified against
- * crypto.subtle in test/flags/hash.test.ts.
+ * crypto.subtle in test/flags/evaluator.test.ts.
  */
 
 const encoder = new TextEncoder();
@@ -12,14 +12,29 @@ let block = new Uint8Array(128);
 
 const rotl = (x: number, n: number) => (x << n) | (x >>> (32 - n));
 
-/** The five 32-bit state words of SHA-1(utf8(input)). */
-export function sha1Words(input: string): [number, number, number, number, number] {
+/** Writes utf8(input) at the start of `block` (sized for it) and returns its byte length. */
+function load(input: string): number {
+  // Flag keys and distinct ids are nearly always ASCII: copy char codes without allocating.
+  let ascii = input.length + 9 <= block.length;
+  for (let i = 0; ascii && i < input.length; i++) if (input.charCodeAt(i) > 0x7f) ascii = false;
+  if (ascii) {
+    const padded = (((input.length + 8) >> 6) + 1) << 6;
+    block.fill(0, input.length, padded);
+    for (let i = 0; i < input.length; i++) block[i] = input.charCodeAt(i);
+    return input.length;
+  }
   const bytes = encoder.encode(input);
-  const length = bytes.length;
-  const padded = (((length + 8) >> 6) + 1) << 6;
+  const padded = (((bytes.length + 8) >> 6) + 1) << 6;
   if (block.length < padded) block = new Uint8Array(padded);
   else block.fill(0, 0, padded);
   block.set(bytes);
+  return bytes.length;
+}
+
+/** The five 32-bit state words of SHA-1(utf8(input)). */
+export function sha1Words(input: string): [number, number, number, number, number] {
+  const length = load(input);
+  const padded = (((length + 8) >> 6) + 1) << 6;
   block[length] = 0x80;
   const bits = length * 8;
   block[padded - 4] = bits >>> 24;
