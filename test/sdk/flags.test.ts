@@ -70,6 +70,21 @@ describe("POST /flags", () => {
   });
 });
 
+describe("last_called_at", () => {
+  it("is set after /flags evaluates the flag (after the response)", async () => {
+    const fresh = await createProject();
+    const flag = (await call(`/api/projects/${fresh.id}/feature_flags/`, { method: "POST", body: { key: "called" } })).json;
+    expect(flag.last_called_at).toBeNull();
+    await call("/flags/?v=2", { method: "POST", key: null, body: { token: fresh.api_token, distinct_id: "u" } });
+    let seen: string | null = null;
+    for (let i = 0; i < 40 && !seen; i++) {
+      seen = (await call(`/api/projects/${fresh.id}/feature_flags/${flag.id}/`)).json.last_called_at;
+      if (!seen) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+  });
+});
+
 describe("flag definitions", () => {
   it("serves the same payload on all three paths, with ETag and 304", async () => {
     const key = await createKey(["feature_flag:read"]);

@@ -11,6 +11,8 @@ import { enableEnrichedAnalytics } from "../write";
 import { evaluationRoutes } from "./evaluation";
 import { activityRead, BASE, read, tags, write } from "./common";
 
+const StatusSchema = z.object({ status: z.enum(["active", "stale", "deleted", "unknown"]), reason: z.string() });
+
 const status = defineRoute({
   method: "get",
   path: `${BASE}/{id}/status`,
@@ -18,9 +20,7 @@ const status = defineRoute({
   summary: "Whether a flag is active, stale or deleted, with the reason",
   auth: read,
   request: { params: FlagParams },
-  responses: {
-    200: json(z.object({ status: z.enum(["active", "stale", "deleted", "unknown"]), reason: z.string() }), "The status"),
-  },
+  responses: { 200: json(StatusSchema, "The status"), 404: json(StatusSchema, "No such flag: status `unknown`") },
 });
 
 const RemoteConfigParams = ProjectParams.extend({
@@ -34,7 +34,10 @@ const remoteConfig = defineRoute({
   summary: "The payload of a remote-configuration flag (by id or key), as a JSON string",
   auth: read,
   request: { params: RemoteConfigParams },
-  responses: { 200: json(z.string().nullable(), "The stored payload string, or null") },
+  responses: {
+    200: json(z.string().nullable(), "The stored payload string, or null"),
+    404: { description: "No such remote-configuration flag (empty body, as PostHog)" },
+  },
 });
 
 const enrich = defineRoute({
@@ -105,7 +108,7 @@ export const flagOperationRoutes = createRouter()
   .route("/", evaluationRoutes)
   .openapi(status, async (c) => {
     const flag = await getFlag(c.get("db"), c.get("project").id, c.req.valid("param").id);
-    if (!flag) return c.json({ status: "unknown" as const, reason: "Flag could not be found" }, 404 as 200);
+    if (!flag) return c.json({ status: "unknown" as const, reason: "Flag could not be found" }, 404);
     return c.json(flagStatus(flag), 200);
   })
   .openapi(remoteConfig, async (c) => {
@@ -114,7 +117,7 @@ export const flagOperationRoutes = createRouter()
     const projectId = c.get("project").id;
     const flag = /^\d+$/.test(id) ? await getFlag(db, projectId, Number(id)) : await liveFlagByKey(db, projectId, id);
     // PostHog answers 404 with an empty body here.
-    if (!flag || flag.deleted || !flag.isRemoteConfiguration) return c.body(null, 404) as never;
+    if (!flag || flag.deleted || !flag.isRemoteConfiguration) return c.body(null, 404);
     const payload = (flag.filters.payloads as Record<string, unknown> | undefined)?.["true"];
     return c.json(typeof payload === "string" ? payload : payload === undefined || payload === null ? null : JSON.stringify(payload), 200);
   })
