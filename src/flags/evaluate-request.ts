@@ -7,6 +7,7 @@ import { payloadOf, readDefinitions } from "./definitions-cache";
 import type { DefinitionsPayload } from "./definitions";
 import { evaluateFlags } from "./evaluation/matcher";
 import type { FlagDefinition, FlagResult } from "./evaluation/types";
+import { backfillInitialProperties } from "./initial-properties";
 import { hashKeyOverrides } from "./overrides";
 import { touchLastCalled } from "./service";
 
@@ -103,11 +104,12 @@ export async function evaluateForRequest(
   const only = selection(payload.flags, req);
   const sent = isObject(req.personProperties) ? req.personProperties : {};
 
-  let stored: Record<string, unknown> = {};
+  let stored: Record<string, unknown> | undefined;
   let staticMembership: ReadonlySet<number> = new Set();
   let overrides: Record<string, string> = {};
   if (needsStoredPerson(payload.flags, sent)) {
     const person = await findPersonByDistinctId(db, projectId, req.distinctId);
+    stored = {};
     if (person) {
       stored = person.properties ?? {};
       const continuity = payload.flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key);
@@ -120,6 +122,8 @@ export async function evaluateForRequest(
   const groupProperties = req.groups && Object.keys(req.groups).length ? await groupPropertiesFor(db, projectId, payload, req) : {};
 
   const personProperties: Record<string, unknown> = { ...stored, distinct_id: req.distinctId, ...sent };
+  // Like the server, only the stored-person path backfills `$initial_*` keys.
+  if (stored) backfillInitialProperties(personProperties);
   const deviceId = req.deviceId || (typeof personProperties.$device_id === "string" ? personProperties.$device_id : undefined);
   const results = evaluateFlags(
     payload.flags,

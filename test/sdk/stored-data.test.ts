@@ -32,7 +32,7 @@ let dynamicCohort: number;
 
 beforeAll(async () => {
   project = await createProject();
-  const alice = await insertPerson("alice", { plan: "pro" });
+  const alice = await insertPerson("alice", { plan: "pro", $browser: "Chrome" });
   await insertPerson("bob", { plan: "free" });
   staticCohort = await insertCohort("hand-picked", null, true);
   await env.DB.prepare("INSERT INTO cohort_people (cohort_id, person_id) VALUES (?, ?)").bind(staticCohort, alice).run();
@@ -44,6 +44,7 @@ beforeAll(async () => {
   await createFlag({ key: "not-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort }] }] } });
   await createFlag({ key: "outside-not-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort, operator: "not_in" }] }] } });
   await createFlag({ key: "gold", filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, value: "gold" }] }] } });
+  await createFlag({ key: "initial-chrome", filters: { groups: [{ properties: [{ key: "$initial_browser", type: "person", value: "Chrome" }] }] } });
   await createFlag({ key: "sticky", ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } });
 });
 
@@ -53,6 +54,11 @@ describe("/flags with stored data", () => {
     expect([alice["static-members"].enabled, alice["not-pros"].enabled, alice["outside-not-pros"].enabled]).toEqual([true, false, true]);
     const bob = await evaluate({ distinct_id: "bob" });
     expect([bob["static-members"].enabled, bob["not-pros"].enabled, bob["outside-not-pros"].enabled]).toEqual([false, true, false]);
+  });
+
+  it("backfills $initial_* from stored properties", async () => {
+    expect((await evaluate({ distinct_id: "alice" }))["initial-chrome"].enabled).toBe(true);
+    expect((await evaluate({ distinct_id: "bob" }))["initial-chrome"].enabled).toBe(false);
   });
 
   it("the definitions payload carries dynamic cohorts only", async () => {
