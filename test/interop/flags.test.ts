@@ -55,6 +55,10 @@ beforeAll(async () => {
     ],
   });
 
+  // executeSql blocks the event loop for seconds; let undici notice keep-alive sockets the worker
+  // closed meanwhile before the next request, or it would reuse one ("other side closed").
+  await new Promise((resolve) => setTimeout(resolve, 200));
+
   for (const pct of [0, 10, 33.3, 50, 99]) await createFlag({ key: `rollout-${String(pct).replace(".", "_")}`, filters: { groups: [{ properties: [], rollout_percentage: pct }] } });
   await createFlag({
     key: "multi",
