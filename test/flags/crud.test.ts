@@ -65,6 +65,23 @@ describe("feature flag CRUD", () => {
     );
   });
 
+  it("validates operators, dates, values and field types", async () => {
+    const prop = (p: Record<string, unknown>) => ({ groups: [{ properties: [{ key: "a", type: "person", ...p }] }] });
+    expect(envelope(await create({ key: "in", filters: prop({ operator: "in", value: 1 }) }))).toMatchObject({
+      code: "invalid_operator",
+      detail: "The 'in' operator is only valid for cohort properties, not 'person' properties.",
+    });
+    expect(envelope(await create({ key: "date", filters: prop({ operator: "is_date_before", value: "someday" }) }))).toMatchObject({ code: "invalid_date", detail: "Invalid date value: someday" });
+    expect((await create({ key: "rel-date", filters: prop({ operator: "is_date_after", value: "-30d" }) })).status).toBe(201);
+    expect(envelope(await create({ key: "list", filters: prop({ operator: "icontains", value: ["@posthog.com"] }) }))).toMatchObject({
+      code: "invalid_value",
+      detail: 'Invalid value for operator icontains: ["@posthog.com"]',
+    });
+    expect(envelope(await create({ key: "override", filters: { groups: [{ variant: "nope" }] } })).detail).toBe("Filters are not valid (variant override does not exist)");
+    expect(envelope(await create({ key: "types", active: "yes" })).attr).toBe("active");
+    expect(envelope(await create({ key: "evtags", tags: ["a"], evaluation_tags: ["b"] })).attr).toBe("evaluation_tags");
+  });
+
   it("detects dependency cycles and blocks deleting a dependency", async () => {
     const a = (await create({ key: "cyc-a" })).json;
     const b = (await create({ key: "cyc-b", filters: { groups: [{ properties: [{ key: String(a.id), type: "flag", operator: "flag_evaluates_to", value: true }] }] } })).json;
