@@ -5,7 +5,7 @@ import { evaluateForRequest } from "../flags/evaluate-request";
 import { authenticationFailed } from "../lib/errors";
 import { jsonResponse as json } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
-import { evaluationRequestOf, readSdkBody, tokenOf } from "./request";
+import { evaluationRequestOf, sdkBodyOf, tokenOf } from "./request";
 import { flagsResponse, shapeFor } from "./responses";
 
 const Body = z
@@ -25,9 +25,18 @@ const Body = z
 const Query = z.object({
   v: z.string().optional().openapi({ description: "Response version." }),
   config: z.string().optional(),
+  compression: z.string().optional().openapi({ description: "`gzip-js`: the body is gzip-compressed (browser SDKs)." }),
 });
 
-const body = { required: false, content: { "application/json": { schema: Body } } };
+/** JSON from server SDKs; browsers may send gzip or base64 as text/plain, or a form with `data`. */
+const body = {
+  required: false,
+  content: {
+    "application/json": { schema: Body },
+    "text/plain": { schema: z.string().openapi({ description: "gzip (`?compression=gzip-js`) or base64-encoded JSON" }) },
+    "application/x-www-form-urlencoded": { schema: z.object({ data: z.string().optional() }).passthrough() },
+  },
+};
 const Response = z.record(z.string(), z.unknown());
 
 const flags = defineRoute({
@@ -51,9 +60,7 @@ const decide = defineRoute({
 });
 
 async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
-  // A JSON body was already parsed by the route's validator; other encodings are read here.
-  const validated = /json/i.test(c.req.header("content-type") ?? "") ? (c.req.valid as (t: "json") => unknown)("json") : undefined;
-  const raw = validated && typeof validated === "object" ? (validated as Record<string, unknown>) : await readSdkBody(c);
+  const raw = await sdkBodyOf(c);
   const token = tokenOf(raw, c.req.query("token"));
   const req = evaluationRequestOf(raw);
   const version = Number.parseInt(c.req.query("v") ?? "", 10);

@@ -4,12 +4,24 @@ import { authenticationFailed, parseError, validationError } from "../lib/errors
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+async function gunzip(body: ArrayBuffer): Promise<string> {
+  const stream = new Blob([body]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text();
+}
+
 /**
- * Reads an SDK body: JSON (server SDKs), base64-encoded JSON, or a form with a `data` field
- * (older browser SDKs). Anything else is a 400.
+ * Reads an SDK body: JSON (server SDKs), gzip (`?compression=gzip-js` or `Content-Encoding: gzip`,
+ * browsers), base64-encoded JSON, or a form with a `data` field (older browser SDKs). Anything
+ * else is a 400.
  */
 export async function readSdkBody(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  const gzipped = c.req.query("compression") === "gzip-js" || /gzip/i.test(c.req.header("content-encoding") ?? "");
+  let text: string;
+  try {
+    text = gzipped ? await gunzip(await c.req.arrayBuffer()) : await c.req.text();
+  } catch {
+    throw parseError("The request body could not be decompressed.");
+  }
   if (!text.trim()) return {};
   const attempts: Array<() => unknown> = [
     () => JSON.parse(text),
@@ -33,6 +45,35 @@ export async function readSdkBody(c: Context): Promise<Record<string, unknown>> 
     }
   }
   throw parseError();
+}
+
+/** A form's `data` field: JSON or base64-encoded JSON. */
+export function parseFormData(data: unknown): Record<string, unknown> {
+  for (const decode of [(d: string) => d, (d: string) => atob(d)]) {
+    try {
+      const value = typeof data === "string" ? JSON.parse(decode(data)) : undefined;
+      if (isObject(value)) return value;
+    } catch {
+      // try the next encoding
+    }
+  }
+  throw parseError();
+}
+
+/**
+ * The body of a /flags or /decide request, whatever its encoding. JSON and form bodies were
+ * already parsed by the route's validators; gzip and text bodies are read here.
+ */
+export async function sdkBodyOf(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header("content-type") ?? "";
+  const compressed = !!c.req.query("compression") || !!c.req.header("content-encoding");
+  const valid = (target: "json" | "form") => (c.req.valid as (t: "json" | "form") => unknown).call(c.req, target);
+  if (!compressed && /json/i.test(type)) {
+    const body = valid("json");
+    if (isObject(body)) return body;
+  }
+  if (!compressed && /x-www-form-urlencoded/i.test(type)) return parseFormData((valid("form") as Record<string, unknown>).data);
+  return readSdkBody(c);
 }
 
 /** The project token an SDK sends (`token`, `api_key` or `$token`; PostHog's aliases). */

@@ -60,6 +60,20 @@ describe("POST /flags", () => {
     expect(envelope(await evaluate({})).attr).toBe("distinct_id");
   });
 
+  it("reads gzip, base64 and form-encoded bodies", async () => {
+    const json = JSON.stringify({ token: project.api_token, distinct_id: "u1", person_properties: { plan: "pro" } });
+    const gz = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+    const gzipped = await call("/flags/?v=2&compression=gzip-js", { method: "POST", key: null, rawBody: gz, headers: { "content-type": "text/plain" } });
+    expect(gzipped.status, gzipped.text).toBe(200);
+    expect(gzipped.json.flags.pros.enabled).toBe(true);
+    const b64 = await call("/flags/?v=2", { method: "POST", key: null, rawBody: btoa(json), headers: { "content-type": "text/plain" } });
+    expect(b64.json.flags.pros.enabled).toBe(true);
+    const form = await call("/decide/?v=3", { method: "POST", key: null, rawBody: `data=${encodeURIComponent(btoa(json))}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(form.json.featureFlags.pros).toBe(true);
+    const junk = await call("/flags/?v=2", { method: "POST", key: null, rawBody: "not json", headers: { "content-type": "text/plain" } });
+    expect(junk.status).toBe(400);
+  });
+
   it("uses stored person properties, the request's winning", async () => {
     const person = await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
       .bind(project.id, crypto.randomUUID(), JSON.stringify({ plan: "pro" }))
