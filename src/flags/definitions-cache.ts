@@ -19,6 +19,8 @@ export interface CachedDefinitions {
   body: string;
   /** Static cohorts of the project (their members are in D1, not in the payload). */
   staticCohorts: number[];
+  /** The project's time zone (date filters are read in it). */
+  timezone: string;
   /** The parsed payload, made on first use and kept with the entry. */
   parsed?: DefinitionsPayload;
 }
@@ -27,6 +29,7 @@ interface Metadata {
   projectId: number;
   etag: string;
   staticCohorts: number[];
+  timezone: string;
 }
 
 const MEMORY_TTL_MS = 1000;
@@ -41,24 +44,24 @@ export function sortedJson(value: unknown): string {
   );
 }
 
-async function entryFor(projectId: number, payload: DefinitionsPayload, staticCohorts: number[]): Promise<CachedDefinitions> {
+async function entryFor(project: Project, payload: DefinitionsPayload, staticCohorts: number[]): Promise<CachedDefinitions> {
   const body = sortedJson(payload);
   const etag = `W/"${(await sha256Hex(body)).slice(0, 16)}"`;
-  return { projectId, etag, body, staticCohorts, parsed: payload };
+  return { projectId: project.id, etag, body, staticCohorts, timezone: project.timezone, parsed: payload };
 }
 
 async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Variant, CachedDefinitions>> {
   const built = await buildDefinitions(db, project.id);
   const entries = {
-    cohorts: await entryFor(project.id, built.withCohorts, built.staticCohorts),
-    plain: await entryFor(project.id, built.withoutCohorts, built.staticCohorts),
+    cohorts: await entryFor(project, built.withCohorts, built.staticCohorts),
+    plain: await entryFor(project, built.withoutCohorts, built.staticCohorts),
   };
   const now = Date.now();
   await Promise.all(
     (Object.keys(entries) as Variant[]).map((variant) => {
       const e = entries[variant];
       memory.set(kvKey(project.apiToken, variant), { entry: e, at: now });
-      const metadata: Metadata = { projectId: e.projectId, etag: e.etag, staticCohorts: e.staticCohorts };
+      const metadata: Metadata = { projectId: e.projectId, etag: e.etag, staticCohorts: e.staticCohorts, timezone: e.timezone };
       return env.FLAGS_KV.put(kvKey(project.apiToken, variant), e.body, { metadata });
     }),
   );

@@ -133,7 +133,7 @@ export async function evaluateForRequest(
       groups: req.groups ?? {},
       groupProperties,
       groupTypeMapping: payload.group_type_mapping,
-      cohorts: { definitions: payload.cohorts, staticMembership },
+      cohorts: { definitions: payload.cohorts, staticMembership, timezone: cached.timezone },
       hashKeyOverrides: overrides,
       anonDistinctId: req.anonDistinctId,
       deviceId,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sha1Hex } from "../../src/flags/evaluation/sha1";
 import { evaluateFlags } from "../../src/flags/evaluation/matcher";
+import { matchProperty } from "../../src/flags/evaluation/properties";
 import type { FlagDefinition } from "../../src/flags/evaluation/types";
 import { contextFor } from "./evaluator-context";
 
@@ -86,5 +87,22 @@ describe("reasons and condition_index", () => {
     expect(evaluateFlags([f], contextFor("u", { plan: "free" }, { cohortDefinitions: defs }))["c"].enabled).toBe(false);
     const s = flag("s", { groups: [{ properties: [{ key: "id", type: "cohort", value: 9 }] }] });
     expect(evaluateFlags([s], contextFor("u", {}, { cohorts: { definitions: {}, staticMembership: new Set([9]) } }))["s"].enabled).toBe(true);
+  });
+});
+
+describe("dates in the project's time zone", () => {
+  it("reads dates without an offset, and relative months, on the project's wall clock", () => {
+    const before = { key: "d", type: "person", operator: "is_date_before", value: "2022-05-01" };
+    const late = { d: "2022-04-30T23:00:00Z" };
+    expect(matchProperty(before, late, new Date())).toBe(true);
+    expect(matchProperty(before, late, new Date(), "Europe/Paris")).toBe(false);
+
+    const now = new Date("2022-03-31T23:30:00Z"); // 1 April 01:30 in Paris
+    const after = { key: "d", type: "person", operator: "is_date_after", value: "-1m" };
+    expect(matchProperty(after, { d: "2022-03-01T00:00:00Z" }, now)).toBe(true);
+    expect(matchProperty(after, { d: "2022-03-01T00:00:00Z" }, now, "Europe/Paris")).toBe(false);
+    expect(matchProperty(after, { d: "2022-03-01T00:31:00Z" }, now, "Europe/Paris")).toBe(true);
+    // An explicit offset wins over the project's zone.
+    expect(matchProperty({ ...before, value: "2022-05-01T00:00:00Z" }, late, new Date(), "Europe/Paris")).toBe(true);
   });
 });

@@ -11,6 +11,8 @@ export interface CohortSource {
   definitions: Record<string, PropertyGroup>;
   /** Ids of static cohorts the person belongs to. */
   staticMembership: ReadonlySet<number>;
+  /** The project's time zone, for date filters in cohort definitions (absent = UTC). */
+  timezone?: string;
 }
 
 const isGroup = (entry: PropertyGroup | PropertyFilter): entry is PropertyGroup =>
@@ -70,7 +72,7 @@ function matchLeaf(
     hit = Number.isInteger(id) && inCohort(id, source, properties, now, visiting);
     if (leaf.operator === "not_in") hit = !hit;
   } else if (leaf.type === "person" || leaf.type === undefined) {
-    hit = matchProperty(leaf, properties, now);
+    hit = matchProperty(leaf, properties, now, source.timezone);
   } else {
     // Behavioural (event) leaves need event history a flag request does not carry.
     hit = false;

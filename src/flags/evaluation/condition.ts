@@ -84,7 +84,7 @@ export function propertiesMatch(
         : aggregation !== null && filter.type !== "person"
           ? groupPropertiesOf(ctx, aggregation)
           : ctx.personProperties;
-    if (!matchProperty(filter, bag, ctx.now)) return false;
+    if (!matchProperty(filter, bag, ctx.now, ctx.cohorts.timezone)) return false;
   }
   return filters.every((f) => f.type !== "cohort" || cohortMatches(f, ctx));
 }

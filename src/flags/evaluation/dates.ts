@@ -1,7 +1,8 @@
 /**
  * Date handling for `is_date_before/after/exact`, server semantics (flag-eval.md §4.4):
- * a relative value `-?N[hdwmy]` means "now minus N units" (months step one at a time, clamping
- * the day at each step); otherwise an absolute date. Naive dates are read as UTC.
+ * a relative value `-?N[hdwmy]` means "now minus N units" on the project's wall clock (months
+ * step one at a time, clamping the day at each step); otherwise an absolute date. Dates without
+ * an offset are read in the project's time zone.
  */
 
 const RELATIVE = /^-?(\d+)([hdwmy])$/;
@@ -21,25 +22,60 @@ function minusMonths(date: Date, months: number): Date {
   return d;
 }
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes the zone is ahead of UTC at `instant`. */
+function zoneOffsetMinutes(zone: string, instant: number): number {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
+    });
+    formats.set(zone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return Math.round((wall - Math.floor(instant / 1000) * 1000) / 60_000);
+}
+
+const isUtc = (zone: string | undefined) => !zone || zone === "UTC" || zone === "Etc/UTC";
+
+/** The instant of a wall-clock time (expressed as UTC milliseconds) in `zone`. */
+function fromWall(wall: number, zone: string | undefined): number {
+  if (isUtc(zone)) return wall;
+  const guess = wall - zoneOffsetMinutes(zone!, wall) * 60_000;
+  return wall - zoneOffsetMinutes(zone!, guess) * 60_000;
+}
+
+const toWall = (instant: number, zone: string | undefined) => (isUtc(zone) ? instant : instant + zoneOffsetMinutes(zone!, instant) * 60_000);
+
 /** The instant a relative date names, or undefined when `value` is not relative. */
-export function parseRelativeDate(value: string, now: Date): Date | undefined {
+export function parseRelativeDate(value: string, now: Date, zone?: string): Date | undefined {
   const match = RELATIVE.exec(value.trim());
   if (!match) return undefined;
   const n = Number(match[1]);
   if (n >= 10_000) return undefined;
-  const ms = now.getTime();
+  const wall = new Date(toWall(now.getTime(), zone));
+  let result: Date;
   switch (match[2]) {
     case "h":
-      return new Date(ms - n * 3_600_000);
+      result = new Date(wall.getTime() - n * 3_600_000);
+      break;
     case "d":
-      return new Date(ms - n * 86_400_000);
+      result = new Date(wall.getTime() - n * 86_400_000);
+      break;
     case "w":
-      return new Date(ms - n * 7 * 86_400_000);
+      result = new Date(wall.getTime() - n * 7 * 86_400_000);
+      break;
     case "m":
-      return minusMonths(now, n);
+      result = minusMonths(wall, n);
+      break;
     default:
-      return minusMonths(now, n * 12);
+      result = minusMonths(wall, n * 12);
   }
+  return new Date(fromWall(result.getTime(), zone));
 }
 
 function offsetMinutes(zone: string | undefined): number {
@@ -49,14 +85,14 @@ function offsetMinutes(zone: string | undefined): number {
   return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0"));
 }
 
-/** An absolute date (ISO 8601 / RFC 3339, with or without offset; naive = UTC), else undefined. */
-export function parseAbsoluteDate(value: string): Date | undefined {
+/** An absolute date (ISO 8601 / RFC 3339; without an offset it is read in `projectZone`), else undefined. */
+export function parseAbsoluteDate(value: string, projectZone?: string): Date | undefined {
   const match = ABSOLUTE.exec(value.trim());
   if (match) {
     const [, y, mo, d, h, mi, s, frac, zone] = match;
     const ms = frac ? Number(`0.${frac}`) * 1000 : 0;
-    const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
-    const date = new Date(utc - offsetMinutes(zone) * 60_000);
+    const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
+    const date = new Date(zone ? wall - offsetMinutes(zone) * 60_000 : fromWall(wall, projectZone));
     return Number.isNaN(date.getTime()) ? undefined : date;
   }
   // Anything else Date understands (RFC 2822 and friends); there is no meaningful local zone here.
@@ -65,15 +101,15 @@ export function parseAbsoluteDate(value: string): Date | undefined {
 }
 
 /** A filter value: relative first, then absolute. */
-export function parseFilterDate(value: unknown, now: Date): Date | undefined {
+export function parseFilterDate(value: unknown, now: Date, zone?: string): Date | undefined {
   if (typeof value !== "string") return undefined;
-  return parseRelativeDate(value, now) ?? parseAbsoluteDate(value);
+  return parseRelativeDate(value, now, zone) ?? parseAbsoluteDate(value, zone);
 }
 
 /** A person's value: numbers and numeric strings are epoch seconds; strings are dates. */
-export function parsePersonDate(value: unknown): Date | undefined {
+export function parsePersonDate(value: unknown, zone?: string): Date | undefined {
   if (typeof value === "number") return Number.isFinite(value) ? new Date(value * 1000) : undefined;
   if (typeof value !== "string") return undefined;
   if (/^[+-]?\d+(\.\d+)?$/.test(value.trim())) return new Date(Number(value) * 1000);
-  return parseAbsoluteDate(value);
+  return parseAbsoluteDate(value, zone);
 }

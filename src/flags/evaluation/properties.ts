@@ -83,8 +83,8 @@ function compareNumbers(operator: string, filterValue: unknown, actual: unknown)
   return a <= f;
 }
 
-function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
-  const f = parseFilterDate(filterValue, now), a = parsePersonDate(actual);
+function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date, zone?: string): boolean {
+  const f = parseFilterDate(filterValue, now, zone), a = parsePersonDate(actual, zone);
   if (!f || !a) return false;
   if (operator === "is_date_before") return a.getTime() < f.getTime();
   if (operator === "is_date_after") return a.getTime() > f.getTime();
@@ -127,9 +127,10 @@ function between(filterValue: unknown, actual: unknown): boolean | undefined {
 
 /**
  * Whether one person or group property filter matches `properties`, with the server's semantics:
- * any error (unparseable number, date or version, invalid regex) is a non-match.
+ * any error (unparseable number, date or version, invalid regex) is a non-match. `zone` is the
+ * project's time zone (relative dates and dates without an offset); absent means UTC.
  */
-export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
+export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date, zone?: string): boolean {
   const operator = filter.operator ?? "exact";
   const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
   if (!present) return MATCH_WHEN_MISSING.has(operator);
@@ -180,7 +181,7 @@ export function matchProperty(filter: PropertyFilter, properties: Record<string,
     case "is_date_before":
     case "is_date_after":
     case "is_date_exact":
-      return compareDates(operator, value, actual, now);
+      return compareDates(operator, value, actual, now, zone);
     case "between":
     case "not_between": {
       const inside = between(value, actual);
