@@ -50,19 +50,23 @@ export function sha1Words(input: string): [number, number, number, number, numbe
       words[i] = (block[p] << 24) | (block[p + 1] << 16) | (block[p + 2] << 8) | block[p + 3];
     }
     for (let i = 16; i < 80; i++) words[i] = rotl(words[i - 3] ^ words[i - 8] ^ words[i - 14] ^ words[i - 16], 1);
-    let a = h0, b = h1, c = h2, d = h3, e = h4;
-    for (let i = 0; i < 80; i++) {
-      let f: number, k: number;
-      if (i < 20) (f = (b & c) | (~b & d)), (k = 0x5a827999);
-      else if (i < 40) (f = b ^ c ^ d), (k = 0x6ed9eba1);
-      else if (i < 60) (f = (b & c) | (b & d) | (c & d)), (k = 0x8f1bbcdc);
-      else (f = b ^ c ^ d), (k = 0xca62c1d6);
-      const t = (rotl(a, 5) + f + e + k + words[i]) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = t;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    // The four round functions in separate loops: no per-round branch in the hot path.
+    for (let i = 0; i < 20; i++) {
+      t = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + words[i]) | 0;
+      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+    }
+    for (let i = 20; i < 40; i++) {
+      t = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + words[i]) | 0;
+      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+    }
+    for (let i = 40; i < 60; i++) {
+      t = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + words[i]) | 0;
+      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+    }
+    for (let i = 60; i < 80; i++) {
+      t = (rotl(a, 5) + (b ^ c ^ d) + e + 0xca62c1d6 + words[i]) | 0;
+      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
     }
     h0 = (h0 + a) | 0;
     h1 = (h1 + b) | 0;
