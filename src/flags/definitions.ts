@@ -96,14 +96,18 @@ export async function buildDefinitions(
     cohorts.filter((c) => !c.isStatic).map((c) => [c.id, (c.filters?.properties ?? { type: "AND", values: [] }) as PropertyGroup]),
   );
   const used = new Set<number>();
-  const pending = [...referencedCohorts({ values: flags.flatMap((f) => (f.filters.groups ?? []).flatMap((g) => g?.properties ?? [])) })];
+  const pendingRoots = [...referencedCohorts({ values: flags.flatMap((f) => (f.filters.groups ?? []).flatMap((g) => g?.properties ?? [])) })];
+  const pending = [...pendingRoots];
   while (pending.length) {
     const id = pending.pop()!;
     if (used.has(id) || !dynamic.has(id)) continue;
     used.add(id);
     pending.push(...referencedCohorts(dynamic.get(id)));
   }
-  const statics = cohorts.filter((c) => c.isStatic).map((c) => c.id);
+  // Static cohorts the flags use, directly or inside a dynamic cohort (their members are in D1).
+  const referenced = new Set([...used, ...pendingRoots]);
+  for (const id of used) for (const nested of referencedCohorts(dynamic.get(id))) referenced.add(nested);
+  const statics = cohorts.filter((c) => c.isStatic && referenced.has(c.id)).map((c) => c.id);
   const cohortMap = Object.fromEntries([...used].sort((a, b) => a - b).map((id) => [String(id), dynamic.get(id)!]));
   return {
     withCohorts: { flags, group_type_mapping: mapping, cohorts: cohortMap },

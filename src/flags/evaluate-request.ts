@@ -51,7 +51,21 @@ function needsStoredPerson(flags: FlagDefinition[], sent: Record<string, unknown
   return false;
 }
 
-/** Stored group properties, overlaid by the request's, for the group types the request names. */
+/** Whether an active flag filters on a property of group type `index` that the request did not send. */
+function needsStoredGroup(flags: FlagDefinition[], index: number, sent: Record<string, unknown>): boolean {
+  return flags.some(
+    (flag) =>
+      flag.active &&
+      (flag.filters.groups ?? []).some((group) =>
+        (group?.properties ?? []).some((p) => p.type === "group" && (p.group_type_index ?? flag.filters.aggregation_group_type_index) === index && !(p.key in sent)),
+      ),
+  );
+}
+
+/**
+ * Group properties for the group types the request names: stored ones overlaid by the request's.
+ * The D1 read is skipped when the request already sends every property the flags use.
+ */
 async function groupPropertiesFor(db: Db, projectId: number, payload: DefinitionsPayload, req: EvaluationRequest) {
   const out: Record<string, Record<string, unknown>> = {};
   const indexByName = new Map(Object.entries(payload.group_type_mapping).map(([i, name]) => [name, Number(i)]));
@@ -59,10 +73,18 @@ async function groupPropertiesFor(db: Db, projectId: number, payload: Definition
     Object.entries(req.groups ?? {}).map(async ([name, key]) => {
       const sent = isObject(req.groupProperties?.[name]) ? req.groupProperties![name] : {};
       const index = indexByName.get(name);
-      const stored = index !== undefined && (typeof key === "string" || typeof key === "number") ? await getGroupProperties(db, projectId, index, String(key)) : undefined;
+      const readable = index !== undefined && (typeof key === "string" || typeof key === "number");
+      const stored = readable && needsStoredGroup(payload.flags, index, sent) ? await getGroupProperties(db, projectId, index, String(key)) : undefined;
       out[name] = { ...(stored ?? {}), ...sent };
     }),
   );
+  return out;
+}
+
+/** Static cohorts among `ids` that list the person (chunked under D1's parameter limit). */
+async function staticMembershipOf(db: Db, personId: number, ids: number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (let i = 0; i < ids.length; i += 90) for (const id of await staticCohortsContaining(db, personId, ids.slice(i, i + 90))) out.add(id);
   return out;
 }
 
@@ -114,7 +136,7 @@ export async function evaluateForRequest(
       stored = person.properties ?? {};
       const continuity = payload.flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key);
       [staticMembership, overrides] = await Promise.all([
-        staticCohortsContaining(db, person.id, cached.staticCohorts),
+        staticMembershipOf(db, person.id, cached.staticCohorts),
         hashKeyOverrides(db, projectId, person.id, continuity, req.anonDistinctId),
       ]);
     }
