@@ -8,16 +8,22 @@ import { api, newProject, workerUrl } from "./client";
 /**
  * posthog-node, unmodified, pointed at the running worker: one client polls /flags/definitions
  * with a personal API key and evaluates locally only; another asks /flags. They must agree on
- * every flag for 1000+ distinct ids over rollouts, multivariate flags, property filters and
- * cohorts. Person properties travel in the request for both (the same properties either way).
+ * every flag for 1000+ distinct ids over rollouts, multivariate flags, property filters, cohorts,
+ * group flags (with and without the group) and a flag dependency. Person properties travel in the request for both (the same properties either way).
  */
 let project: { id: number; api_token: string };
+/** Active flags in the suite (the inactive one is extra). */
+const FLAGS = 14;
 let personalKey: string;
 let local: PostHog;
 let remote: PostHog;
 
 const IDS = Array.from({ length: 1000 }, (_, i) => `user-${i}-${(i * 7919) % 1009}`);
 const PLANS = ["free", "pro", "enterprise"];
+const TIERS = ["gold", "silver", "bronze"];
+/** Every third id belongs to no company, so group flags also see a missing group. */
+const groupsOf = (i: number): Record<string, string> => (i % 3 === 2 ? {} : { company: `company-${i % 11}` });
+const groupPropertiesOf = (i: number): Record<string, Record<string, string>> => (i % 3 === 2 ? {} : { company: { tier: TIERS[(i % 11) % 3] } });
 const propertiesOf = (i: number) => ({
   plan: PLANS[i % 3],
   email: `person${i}@${i % 4 === 0 ? "acme.com" : "example.org"}`,
@@ -55,6 +61,9 @@ beforeAll(async () => {
     ],
   });
 
+  executeSql(`INSERT INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (${project.id}, 'company', 0)`, {
+    persistTo: inject("statePath"),
+  });
   // executeSql blocks the event loop for seconds; let undici notice keep-alive sockets the worker
   // closed meanwhile before the next request, or it would reuse one ("other side closed").
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -90,6 +99,23 @@ beforeAll(async () => {
   });
   await createFlag({ key: "cohort-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: pros }], rollout_percentage: 90 }] } });
   await createFlag({ key: "cohort-nested", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: grownUps }] }] } });
+  await createFlag({
+    key: "company-gold",
+    filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, value: "gold" }], rollout_percentage: 60 }] },
+  });
+  await createFlag({
+    key: "company-rollout",
+    filters: {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [], rollout_percentage: 40 }],
+      multivariate: { variants: [{ key: "x", rollout_percentage: 50 }, { key: "y", rollout_percentage: 50 }] },
+    },
+  });
+  const multi = (await api(`/api/projects/${project.id}/feature_flags/?search=multi-override`)).json.results[0];
+  await createFlag({
+    key: "depends-on-b",
+    filters: { groups: [{ properties: [{ key: String(multi.id), type: "flag", operator: "flag_evaluates_to", value: "b" }], rollout_percentage: 75 }] },
+  });
   await createFlag({ key: "inactive", active: false, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
 
   local = new PostHog(project.api_token, { host: workerUrl(), personalApiKey: personalKey, featureFlagsPollingInterval: 600_000, flushAt: 1 });
@@ -109,14 +135,14 @@ describe("posthog-node local evaluation agrees with the worker's /flags", () => 
     for (let start = 0; start < IDS.length; start += 25) {
       await Promise.all(
         IDS.slice(start, start + 25).map(async (id, j) => {
-          const personProperties = propertiesOf(start + j);
+          const options = { personProperties: propertiesOf(start + j), groups: groupsOf(start + j), groupProperties: groupPropertiesOf(start + j) };
           const [mine, theirs] = await Promise.all([
-            local.getAllFlags(id, { personProperties, onlyEvaluateLocally: true }),
-            remote.getAllFlags(id, { personProperties }),
+            local.getAllFlags(id, { ...options, onlyEvaluateLocally: true }),
+            remote.getAllFlags(id, options),
           ]);
           // Like PostHog, /flags leaves inactive flags out; local evaluation reports them false.
           expect(Object.keys(theirs).sort()).toEqual(Object.keys(mine).filter((k) => k !== "inactive").sort());
-          expect(Object.keys(theirs).length).toBe(11);
+          expect(Object.keys(theirs).length).toBe(FLAGS);
           expect(mine.inactive).toBe(false);
           for (const key of Object.keys(theirs)) {
             compared++;
@@ -126,17 +152,26 @@ describe("posthog-node local evaluation agrees with the worker's /flags", () => 
       );
     }
     expect(mismatches).toEqual([]);
-    expect(compared).toBe(11_000);
+    expect(compared).toBe(FLAGS * 1000);
   });
 
   it("is not trivially uniform: rollouts and variants split the ids", async () => {
-    const values = await Promise.all(IDS.slice(0, 200).map((id, i) => local.getAllFlags(id, { personProperties: propertiesOf(i), onlyEvaluateLocally: true })));
+    const values = await Promise.all(
+      IDS.slice(0, 200).map((id, i) =>
+        local.getAllFlags(id, { personProperties: propertiesOf(i), groups: groupsOf(i), groupProperties: groupPropertiesOf(i), onlyEvaluateLocally: true }),
+      ),
+    );
     const count = (key: string, v: unknown) => values.filter((f) => f[key] === v).length;
     expect(count("rollout-50", true)).toBeGreaterThan(60);
     expect(count("rollout-50", false)).toBeGreaterThan(60);
     expect(new Set(values.map((f) => f.multi))).toEqual(new Set(["control", "test", "other", false]));
     expect(count("cohort-nested", true)).toBeGreaterThan(0);
     expect(count("cohort-nested", false)).toBeGreaterThan(0);
+    for (const key of ["company-gold", "depends-on-b"]) {
+      expect(count(key, true), key).toBeGreaterThan(0);
+      expect(count(key, false), key).toBeGreaterThan(0);
+    }
+    expect(new Set(values.map((f) => f["company-rollout"]))).toEqual(new Set(["x", "y", false]));
   });
 });
 
