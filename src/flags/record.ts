@@ -64,5 +64,6 @@ export function flagRecord(flag: FlagRow, cohortNames: Map<number, string> = new
     evaluation_runtime: flag.evaluationRuntime,
     bucketing_identifier: flag.bucketingIdentifier,
     last_called_at: flag.lastCalledAt,
+    creation_context: flag.creationContext ?? "feature_flags",
   };
 }

@@ -54,6 +54,7 @@ export const FeatureFlagSchema = z
     evaluation_runtime: z.string().nullable(),
     bucketing_identifier: z.string().nullable(),
     last_called_at: z.string().nullable(),
+    creation_context: z.string().nullable().openapi({ description: "Where the flag was created (write-only in PostHog; echoed here)." }),
   })
   .openapi("FeatureFlag");
 
