@@ -50,6 +50,21 @@ async function entryFor(project: Project, payload: DefinitionsPayload, staticCoh
   return { projectId: project.id, etag, body, staticCohorts, timezone: project.timezone, parsed: payload };
 }
 
+/**
+ * KV accepts about one write per second to a key; a burst of flag writes can be refused (429).
+ * Retry after that second so the cache is still rewritten before the write's response returns.
+ */
+async function putWithRetry(kv: KVNamespace, key: string, body: string, metadata: Metadata, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await kv.put(key, body, { metadata });
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+  }
+}
+
 async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Variant, CachedDefinitions>> {
   const built = await buildDefinitions(db, project.id);
   const entries = {
@@ -62,7 +77,7 @@ async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Varia
       const e = entries[variant];
       memory.set(kvKey(project.apiToken, variant), { entry: e, at: now });
       const metadata: Metadata = { projectId: e.projectId, etag: e.etag, staticCohorts: e.staticCohorts, timezone: e.timezone };
-      return env.FLAGS_KV.put(kvKey(project.apiToken, variant), e.body, { metadata });
+      return putWithRetry(env.FLAGS_KV, kvKey(project.apiToken, variant), e.body, metadata);
     }),
   );
   return entries;
