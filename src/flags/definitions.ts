@@ -6,6 +6,7 @@ import { groupTypeMapping } from "../groups/service";
 import { referencedCohorts, type PropertyGroup } from "./evaluation/cohorts";
 import type { Condition, FlagDefinition } from "./evaluation/types";
 import type { FlagRow } from "./record";
+import { expandCohorts } from "./cohort-expansion";
 import { effectiveFilters } from "./status";
 
 /** The local-evaluation payload (flags-api.md §5.7), the same on all three definition routes. */
@@ -74,7 +75,8 @@ function minimalFlag(flag: FlagRow, byId: Map<number, FlagRow>) {
 /**
  * Builds both variants of the payload from D1: every live flag (inactive ones included) except
  * remote-configuration flags, and, with cohorts, the definitions of the dynamic cohorts they use
- * (transitively). Static cohorts are left out: SDKs send such flags to /flags.
+ * (transitively). Static cohorts are left out: SDKs send such flags to /flags. Without cohorts,
+ * simple person-property cohorts are expanded into conditions (cohort-expansion.ts).
  */
 export async function buildDefinitions(
   db: Db,
@@ -111,7 +113,7 @@ export async function buildDefinitions(
   const cohortMap = Object.fromEntries([...used].sort((a, b) => a - b).map((id) => [String(id), dynamic.get(id)!]));
   return {
     withCohorts: { flags, group_type_mapping: mapping, cohorts: cohortMap },
-    withoutCohorts: { flags, group_type_mapping: mapping, cohorts: {} },
+    withoutCohorts: { flags: flags.map((f) => expandCohorts(f, dynamic) as typeof f), group_type_mapping: mapping, cohorts: {} },
     staticCohorts: statics,
   };
 }

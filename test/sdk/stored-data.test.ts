@@ -61,10 +61,32 @@ describe("/flags with stored data", () => {
     expect((await evaluate({ distinct_id: "bob" }))["initial-chrome"].enabled).toBe(false);
   });
 
+  it("without cohorts, a flag on a person-property cohort is expanded into conditions", async () => {
+    const key = await createKey(["feature_flag:read"]);
+    const plainCohort = await insertCohort("pro or enterprise", {
+      type: "OR",
+      values: [
+        { type: "AND", values: [{ key: "plan", type: "person", value: "pro" }, { key: "seats", type: "person", operator: "gt", value: 5 }] },
+        { type: "AND", values: [{ key: "plan", type: "person", value: "enterprise" }] },
+      ],
+    });
+    await createFlag({ key: "expanded", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: plainCohort }], rollout_percentage: 30 }] } });
+    const flags = (await call(`/flags/definitions?token=${project.api_token}&send_cohorts=false`, { key })).json.flags;
+    expect(flags.find((f: any) => f.key === "expanded").filters.groups).toEqual([
+      { properties: [{ key: "plan", type: "person", value: "pro" }, { key: "seats", type: "person", operator: "gt", value: 5 }], rollout_percentage: 30 },
+      { properties: [{ key: "plan", type: "person", value: "enterprise" }], rollout_percentage: 30 },
+    ]);
+    // A negated cohort leaf prevents the expansion.
+    expect(flags.find((f: any) => f.key === "not-pros").filters.groups[0].properties[0].type).toBe("cohort");
+    const withCohorts = (await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key })).json.flags;
+    expect(withCohorts.find((f: any) => f.key === "expanded").filters.groups[0].properties[0].type).toBe("cohort");
+  });
+
   it("the definitions payload carries dynamic cohorts only", async () => {
     const key = await createKey(["feature_flag:read"]);
     const payload = (await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key })).json;
-    expect(Object.keys(payload.cohorts)).toEqual([String(dynamicCohort)]);
+    expect(Object.keys(payload.cohorts)).toContain(String(dynamicCohort));
+    expect(Object.keys(payload.cohorts)).not.toContain(String(staticCohort));
     expect(payload.group_type_mapping).toEqual({ "0": "company" });
     expect((await call(`/flags/definitions?token=${project.api_token}&send_cohorts=false`, { key })).json.cohorts).toEqual({});
   });
