@@ -1,0 +1,152 @@
+import { z } from "@hono/zod-openapi";
+import { actorOf } from "../lib/auth/principal";
+import { jsonBody, jsonResponse as json } from "../lib/openapi";
+import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { createRouter, defineRoute, type RouteAuth } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { lastExecutionTimes } from "./executions";
+import { materializationInfo } from "./materialization";
+import { endpointOpenApi } from "./openapi";
+import { endpointRecord } from "./records";
+import { runEndpoint } from "./run";
+import {
+  CreateEndpointBody, EndpointParams, EndpointRecordSchema, LastExecutionBody, ListQuery, RunBody, RunQuery, RunResponseSchema,
+  UpdateEndpointBody, VersionQuery,
+} from "./schema";
+import { countVersions, currentVersion, getEndpoint, listEndpoints, listVersions, parseVersionParam, requireVersion } from "./service";
+import { createEndpoint, deleteEndpoint, updateEndpoint } from "./write";
+
+const BASE = "/api/environments/{project_id}/endpoints";
+const read: RouteAuth = { kind: "personal", scopes: ["endpoint:read"] };
+const write: RouteAuth = { kind: "personal", scopes: ["endpoint:write"] };
+const tags = ["endpoints"];
+const Record = EndpointRecordSchema;
+
+const list = defineRoute({
+  method: "get", path: BASE, tags, summary: "List the project's endpoints", auth: read,
+  request: { params: ProjectParams, query: ListQuery.extend(PaginationQuery.shape) },
+  responses: { 200: json(paginatedSchema(Record), "Endpoints, newest first") },
+});
+const create = defineRoute({
+  method: "post", path: BASE, tags, summary: "Create an endpoint (version 1) from a HogQL query", auth: write,
+  request: { params: ProjectParams, body: jsonBody(CreateEndpointBody) },
+  responses: { 201: json(Record, "The new endpoint") },
+});
+const retrieve = defineRoute({
+  method: "get", path: `${BASE}/{name}`, tags, summary: "Retrieve an endpoint, or one version with ?version=N", auth: read,
+  request: { params: EndpointParams, query: VersionQuery },
+  responses: { 200: json(Record, "The endpoint (version-shaped with ?version)") },
+});
+const updateConfig = (method: "patch" | "put") =>
+  defineRoute({
+    method, path: `${BASE}/{name}`, tags, summary: "Update an endpoint; a changed query creates a new version", auth: write,
+    request: { params: EndpointParams, query: VersionQuery, body: jsonBody(UpdateEndpointBody) },
+    responses: { 200: json(Record, "The endpoint (version-shaped when a version was targeted)") },
+  });
+const remove = defineRoute({
+  method: "delete", path: `${BASE}/{name}`, tags, summary: "Delete an endpoint and every materialization", auth: write,
+  request: { params: EndpointParams },
+  responses: { 204: { description: "Deleted" } },
+});
+const versions = defineRoute({
+  method: "get", path: `${BASE}/{name}/versions`, tags, summary: "List an endpoint's versions, newest first", auth: read,
+  request: { params: EndpointParams, query: PaginationQuery },
+  responses: { 200: json(paginatedSchema(Record), "Version-shaped records") },
+});
+const runGet = defineRoute({
+  method: "get", path: `${BASE}/{name}/run`, tags, summary: "Run an endpoint (latest version unless ?version=N)", auth: read,
+  request: { params: EndpointParams, query: RunQuery },
+  responses: { 200: json(RunResponseSchema, "Query results") },
+});
+const runPost = defineRoute({
+  method: "post", path: `${BASE}/{name}/run`, tags, summary: "Run an endpoint with variables, a version, a limit or a refresh mode", auth: read,
+  request: { params: EndpointParams, query: RunQuery, body: { required: false, content: { "application/json": { schema: RunBody } } } },
+  responses: { 200: json(RunResponseSchema, "Query results") },
+});
+const status = defineRoute({
+  method: "get", path: `${BASE}/{name}/materialization_status`, tags, summary: "Materialization status of a version", auth: read,
+  request: { params: EndpointParams, query: VersionQuery },
+  responses: { 200: json(z.record(z.string(), z.unknown()), "Status, or whether it can be materialized") },
+});
+const openapi = defineRoute({
+  method: "get", path: `${BASE}/{name}/openapi.json`, tags, summary: "OpenAPI 3.0.3 description of running this endpoint", auth: read,
+  request: { params: EndpointParams, query: VersionQuery },
+  responses: { 200: json(z.record(z.string(), z.unknown()), "An OpenAPI 3.0.3 document") },
+});
+const lastExecutions = defineRoute({
+  method: "post", path: `${BASE}/last_execution_times`, tags, summary: "Last execution times (past 6 months) of endpoints by name", auth: read,
+  request: { params: ProjectParams, body: jsonBody(LastExecutionBody) },
+  responses: { 200: json(z.object({ query_status: z.record(z.string(), z.unknown()) }), "A query status whose results are [name, time] pairs") },
+});
+
+const origin = (url: string) => new URL(url).origin;
+
+export const endpointRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const db = c.get("db");
+    const rows = await listEndpoints(db, c.get("project").id, { isActive: q.is_active === undefined ? undefined : q.is_active === "true", createdBy: q.created_by });
+    const page = pageOf(q);
+    const slice = rows.slice(page.offset, page.offset + page.limit);
+    const records = await Promise.all(slice.map(async (e) => endpointRecord(c.env, origin(c.req.url), e, await currentVersion(db, e), await countVersions(db, e.id))));
+    return c.json(paginated(c.req.url, page, rows.length, records), 200);
+  })
+  .openapi(create, async (c) => {
+    const db = c.get("db");
+    const endpoint = await createEndpoint(c.env, db, c.get("project").id, c.req.valid("json"), actorOf(c.get("principal")).first_name);
+    return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, await currentVersion(db, endpoint), 1), 201);
+  })
+  .openapi(retrieve, async (c) => {
+    const db = c.get("db");
+    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
+    const n = parseVersionParam(c.req.valid("query").version);
+    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+    return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), n !== undefined), 200);
+  })
+  .openapi(updateConfig("patch"), async (c) => c.json(await update(c), 200))
+  .openapi(updateConfig("put"), async (c) => c.json(await update(c), 200))
+  .openapi(remove, async (c) => {
+    await deleteEndpoint(c.env, c.get("db"), c.get("project").id, c.req.valid("param").name);
+    return c.body(null, 204);
+  })
+  .openapi(versions, async (c) => {
+    const db = c.get("db");
+    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
+    const all = await listVersions(db, endpoint.id);
+    const page = pageOf(c.req.valid("query"));
+    const records = await Promise.all(all.slice(page.offset, page.offset + page.limit).map((v) => endpointRecord(c.env, origin(c.req.url), endpoint, v, all.length, true)));
+    return c.json(paginated(c.req.url, page, all.length, records), 200);
+  })
+  .openapi(runGet, async (c) => {
+    const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, c.req.valid("query"));
+    return c.json(result, 200);
+  })
+  .openapi(runPost, async (c) => {
+    const body = (c.req.valid("json") ?? {}) as object;
+    const q = c.req.valid("query");
+    // The body wins over the query string (PostHog reads version and limit from either).
+    const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, { ...q, ...body });
+    return c.json(result, 200);
+  })
+  .openapi(status, async (c) => {
+    const db = c.get("db");
+    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
+    const n = parseVersionParam(c.req.valid("query").version);
+    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+    return c.json(await materializationInfo(c.env, endpoint, version), 200);
+  })
+  .openapi(openapi, async (c) => {
+    const db = c.get("db");
+    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
+    const n = parseVersionParam(c.req.valid("query").version);
+    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+    return c.json(endpointOpenApi(origin(c.req.url), endpoint, version), 200);
+  })
+  .openapi(lastExecutions, async (c) => c.json(await lastExecutionTimes(c.env, c.get("db"), c.get("project").id, c.req.valid("json").names), 200));
+
+async function update(c: any) {
+  const db = c.get("db");
+  const { name } = c.req.valid("param");
+  const result = await updateEndpoint(c.env, db, c.get("project").id, name, c.req.valid("json"), c.req.valid("query").version, actorOf(c.get("principal")).first_name);
+  return endpointRecord(c.env, origin(c.req.url), result.endpoint, result.version, await countVersions(db, result.endpoint.id), result.targeted);
+}

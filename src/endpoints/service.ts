@@ -1,0 +1,73 @@
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { endpoints, endpointVersions } from "../db/schema";
+import type { CompiledQuery } from "../hogql/compile";
+import { notFound, validationError } from "../lib/errors";
+
+export type EndpointRow = typeof endpoints.$inferSelect;
+export type VersionRow = typeof endpointVersions.$inferSelect;
+
+export async function findEndpoint(db: Db, projectId: number, name: string): Promise<EndpointRow | undefined> {
+  return db.select().from(endpoints).where(and(eq(endpoints.projectId, projectId), eq(endpoints.name, name))).get();
+}
+
+export async function getEndpoint(db: Db, projectId: number, name: string): Promise<EndpointRow> {
+  const endpoint = await findEndpoint(db, projectId, name);
+  if (!endpoint) throw notFound();
+  return endpoint;
+}
+
+export async function listEndpoints(db: Db, projectId: number, filters: { isActive?: boolean; createdBy?: string }) {
+  const conditions = [eq(endpoints.projectId, projectId)];
+  if (filters.isActive !== undefined) conditions.push(eq(endpoints.isActive, filters.isActive));
+  if (filters.createdBy !== undefined) conditions.push(eq(endpoints.createdBy, filters.createdBy));
+  return db.select().from(endpoints).where(and(...conditions)).orderBy(desc(endpoints.createdAt), desc(endpoints.id)).all();
+}
+
+export async function findVersion(db: Db, endpointId: string, version: number): Promise<VersionRow | undefined> {
+  return db.select().from(endpointVersions).where(and(eq(endpointVersions.endpointId, endpointId), eq(endpointVersions.version, version))).get();
+}
+
+export async function currentVersion(db: Db, endpoint: EndpointRow): Promise<VersionRow> {
+  const version = await findVersion(db, endpoint.id, endpoint.currentVersion);
+  if (!version) throw new Error(`endpoint ${endpoint.id} lacks its current version`);
+  return version;
+}
+
+export async function listVersions(db: Db, endpointId: string): Promise<VersionRow[]> {
+  return db.select().from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).orderBy(desc(endpointVersions.version)).all();
+}
+
+export async function currentVersionsOf(db: Db, rows: EndpointRow[]): Promise<Map<string, VersionRow>> {
+  const out = new Map<string, VersionRow>();
+  for (let i = 0; i < rows.length; i += 50) {
+    const chunk = rows.slice(i, i + 50);
+    const versions = await db.select().from(endpointVersions).where(inArray(endpointVersions.endpointId, chunk.map((e) => e.id))).all();
+    for (const e of chunk) {
+      const v = versions.find((x) => x.endpointId === e.id && x.version === e.currentVersion);
+      if (v) out.set(e.id, v);
+    }
+  }
+  return out;
+}
+
+export async function countVersions(db: Db, endpointId: string): Promise<number> {
+  return (await db.select({ version: endpointVersions.version }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).all()).length;
+}
+
+/** `?version=` / body `version`: an integer, else PostHog's 400. */
+export function parseVersionParam(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const n = typeof raw === "number" ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n)) throw validationError(`Invalid version parameter: ${String(raw)}`, "version");
+  return n;
+}
+
+export async function requireVersion(db: Db, endpoint: EndpointRow, version: number): Promise<VersionRow> {
+  const row = await findVersion(db, endpoint.id, version);
+  if (!row) throw notFound(`Version ${version} not found for endpoint '${endpoint.name}'`);
+  return row;
+}
+
+/** The SQL plan compiled when the version was saved. */
+export const compiledOf = (version: VersionRow) => version.compiled as unknown as CompiledQuery | null;
