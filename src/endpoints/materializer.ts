@@ -34,6 +34,10 @@ export interface RunInput {
   /** Values of the materialized variables, in config order, when the version is materialized. */
   materialized: Cell[] | null;
 }
+/** A query that fails in SQLite (e.g. malformed JSON in a property) is the caller's error, not ours. */
+export interface RunFailure {
+  error: string;
+}
 export interface RunOutput extends QueryRows {
   hasMore: boolean;
   is_cached: boolean;
@@ -130,7 +134,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     await this.schedule();
   }
 
-  async run(input: RunInput): Promise<RunOutput> {
+  async run(input: RunInput): Promise<RunOutput | RunFailure> {
     this.ctx.storage.sql.exec(
       "INSERT INTO last_execution (id, at, version) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, version = excluded.version",
       new Date().toISOString(), input.version,
@@ -142,7 +146,13 @@ export class EndpointMaterializer extends DurableObject<Env> {
     }
     let rows: QueryRows;
     if (ready && input.materialized) rows = this.readMaterialized(input.version, ready.columns, input.materialized, input.limit + 1, input.offset);
-    else rows = await executeCompiled(this.env.DB, input.sql, input.params);
+    else {
+      try {
+        rows = await executeCompiled(this.env.DB, input.sql, input.params);
+      } catch (error) {
+        return { error: error instanceof Error ? error.message.replace(/^D1_ERROR: /, "") : String(error) };
+      }
+    }
     const hasMore = rows.results.length > input.limit;
     const output: RunOutput = {
       ...rows,

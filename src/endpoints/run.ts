@@ -72,7 +72,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
   const cacheKey = await sha256Hex(JSON.stringify([version.version, values, limit, compiled.offset]));
 
-  const out = await materializerFor(env, endpoint.id).run({
+  const outcome = await materializerFor(env, endpoint.id).run({
     version: version.version,
     sql: compiled.sql,
     params: [project.id, ...values, limit + 1, compiled.offset],
@@ -84,6 +84,8 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
   });
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
+  if ("error" in outcome) throw validationError(`Query execution failed: ${outcome.error}`, "query", "query_execution_failed");
+  const out = outcome;
 
   const refreshedAt = Date.parse(out.last_refresh);
   const body: Record<string, unknown> = {
