@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { actorOf } from "../lib/auth/principal";
+import type { Db } from "../db/client";
+import type { Env } from "../env";
+import { actorOf, type Principal } from "../lib/auth/principal";
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute, type RouteAuth } from "../lib/route";
@@ -103,8 +105,16 @@ export const endpointRoutes = createRouter()
     const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
     return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), n !== undefined), 200);
   })
-  .openapi(updateConfig("patch"), async (c) => c.json(await update(c), 200))
-  .openapi(updateConfig("put"), async (c) => c.json(await update(c), 200))
+  .openapi(updateConfig("patch"), async (c) => {
+    const { name } = c.req.valid("param");
+    const record = await update(c.env, c.get("db"), c.get("project").id, c.req.url, name, c.req.valid("json"), c.req.valid("query").version, c.get("principal"));
+    return c.json(record, 200);
+  })
+  .openapi(updateConfig("put"), async (c) => {
+    const { name } = c.req.valid("param");
+    const record = await update(c.env, c.get("db"), c.get("project").id, c.req.url, name, c.req.valid("json"), c.req.valid("query").version, c.get("principal"));
+    return c.json(record, 200);
+  })
   .openapi(remove, async (c) => {
     await deleteEndpoint(c.env, c.get("db"), c.get("project").id, c.req.valid("param").name);
     return c.body(null, 204);
@@ -144,9 +154,8 @@ export const endpointRoutes = createRouter()
   })
   .openapi(lastExecutions, async (c) => c.json(await lastExecutionTimes(c.env, c.get("db"), c.get("project").id, c.req.valid("json").names), 200));
 
-async function update(c: any) {
-  const db = c.get("db");
-  const { name } = c.req.valid("param");
-  const result = await updateEndpoint(c.env, db, c.get("project").id, name, c.req.valid("json"), c.req.valid("query").version, actorOf(c.get("principal")).first_name);
-  return endpointRecord(c.env, origin(c.req.url), result.endpoint, result.version, await countVersions(db, result.endpoint.id), result.targeted);
+/** PATCH and PUT share PostHog's update; a targeted version answers with the version-shaped record. */
+async function update(env: Env, db: Db, projectId: number, url: string, name: string, body: z.infer<typeof UpdateEndpointBody>, version: string | undefined, principal: Principal) {
+  const result = await updateEndpoint(env, db, projectId, name, body, version, actorOf(principal).first_name);
+  return endpointRecord(env, origin(url), result.endpoint, result.version, await countVersions(db, result.endpoint.id), result.targeted);
 }

@@ -80,8 +80,8 @@ export class Printer {
         from += ` ${type} ${source}`;
       }
       const constraint = join.constraint;
-      if (constraint?.constraint_type === "USING") from += ` USING (${this.exprs(constraint.expr.exprs ?? [constraint.expr], scope)})`;
-      else if (constraint) from += ` ON ${this.expr(constraint.expr, scope)}`;
+      if (constraint?.constraint_type === "USING") refuse("JOIN ... USING is not supported; use JOIN ... ON");
+      if (constraint) from += ` ON ${this.expr(constraint.expr, scope)}`;
     }
     for (const item of n.select) if (item.node === "Alias") scope.aliases.set(item.alias, item.expr);
     const items: string[] = [];
