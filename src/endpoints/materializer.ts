@@ -53,6 +53,8 @@ interface ConfigRow extends Record<string, SqlStorageValue> {
   error: string;
   next_run_at: number;
   refreshes: number;
+  /** Output columns of the stored table (JSON), kept apart from the config, which configure() replaces. */
+  columns: string;
 }
 
 /**
@@ -69,7 +71,8 @@ export class EndpointMaterializer extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
-      last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0)`);
+      last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0,
+      columns TEXT NOT NULL DEFAULT '[]')`);
     sql.exec("CREATE TABLE IF NOT EXISTS last_execution (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL, version INTEGER NOT NULL)");
     this.cache = new ResultCache(sql);
   }
@@ -174,9 +177,9 @@ export class EndpointMaterializer extends DurableObject<Env> {
   private readyTable(version: number): { at: string; columns: string[] } | null {
     const row = this.row(version);
     if (!row || row.status !== "Completed" || !row.last_materialized_at) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig & { columns?: string[] };
+    const config = JSON.parse(row.config) as MaterializationConfig;
     if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
-    return { at: row.last_materialized_at, columns: config.columns ?? [] };
+    return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[] };
   }
 
   private readMaterialized(version: number, columns: string[], values: Cell[], limit: number, offset: number): QueryRows {
@@ -210,8 +213,8 @@ export class EndpointMaterializer extends DurableObject<Env> {
         const insert = `INSERT INTO ${table(version)} (rn, row${varCols.map((c) => `, ${c}`).join("")}) VALUES (?, ?${varCols.map(() => ", ?").join("")})`;
         rows.results.forEach((r, n) => sql.exec(insert, n, JSON.stringify(outIdx.map((i) => r[i])), ...(varIdx.map((i) => r[i]) as SqlStorageValue[])));
         sql.exec(
-          "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, config = ? WHERE version = ?",
-          new Date().toISOString(), nextRun(), JSON.stringify({ ...config, columns }), version,
+          "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
+          new Date().toISOString(), nextRun(), JSON.stringify(columns), version,
         );
       });
       this.cache.dropVersion(version);

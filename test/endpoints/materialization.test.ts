@@ -69,6 +69,15 @@ describe("materialization", () => {
     expect(rows).toBe(3);
   });
 
+  it("keeps serving the materialization after metadata updates and a new sync frequency", async () => {
+    const patched = await call(`${base()}/mat`, { method: "PATCH", body: { description: "daily signups", sync_frequency: "6hour" } });
+    expect(patched.json).toMatchObject({ is_materialized: true, materialization: { status: "Completed", sync_frequency: "6hour" } });
+    const res = await run("mat", { variables: { country: "FR" }, refresh: "force" });
+    expect(res.json.endpoint_materialized).toBe(true);
+    expect(res.json.columns).toEqual(["day", "c"]);
+    expect(res.json.results).toEqual((await run("mat", { variables: { country: "FR" }, refresh: "direct" })).json.results);
+  });
+
   it("serializes concurrent refreshes of a version", async () => {
     const { id } = (await call(`${base()}/mat`)).json;
     const stub = stubOf(id);
@@ -122,7 +131,7 @@ describe("materialization", () => {
 
   it("carries materialization to a new version and disables it on request", async () => {
     const changed = await call(`${base()}/mat`, { method: "PATCH", body: { query: { kind: "HogQLQuery", query: QUERY.replace("'signup'", "'$pageview'"), variables } } });
-    expect(changed.json).toMatchObject({ current_version: 2, is_materialized: true, materialization: { sync_frequency: "1hour" } });
+    expect(changed.json).toMatchObject({ current_version: 2, is_materialized: true, materialization: { sync_frequency: "6hour" } });
     const id = changed.json.id;
     await runDurableObjectAlarm(stubOf(id));
     expect((await status("mat", 2)).status).toBe("Completed");
