@@ -9,7 +9,7 @@ import type { Project } from "../projects/service";
 import type { Cell } from "./execute";
 import { materializerFor } from "./materialization";
 import { type HogQLQuery, isBindable, variablesByCode } from "./query";
-import { compiledOf, findEndpoint, parseVersionParam, requireVersion } from "./service";
+import { compiledOf, findRunTarget, parseVersionParam } from "./service";
 
 /** PostHog's default staleness for HogQL results when the version sets no cache age. */
 export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
@@ -37,13 +37,16 @@ function parseLimit(raw: unknown): number | undefined {
 /** Run a saved query: checks in PostHog's order, binds variables, then the endpoint's Durable Object executes. */
 export async function runEndpoint(env: Env, db: Db, project: Project, name: string, req: RunRequest) {
   const started = Date.now();
-  const endpoint = await findEndpoint(db, project.id, name);
-  if (!endpoint || !endpoint.isActive) throw notFound();
+  const requestedVersion = parseVersionParam(req.version);
+  const target = await findRunTarget(db, project.id, name, requestedVersion);
+  if (!target || !target.endpoint.isActive) throw notFound();
+  const { endpoint } = target;
   if (req.query_override !== undefined && req.query_override !== null) throw validationError("query_override is not allowed. Use variables instead.", "query_override");
   if (req.filters_override !== undefined && req.filters_override !== null) {
     throw validationError("filters_override is not supported for HogQL endpoints. Use variables instead.", "filters_override");
   }
-  const version = await requireVersion(db, endpoint, parseVersionParam(req.version) ?? endpoint.currentVersion);
+  const version = target.version;
+  if (!version) throw notFound(`Version ${requestedVersion} not found for endpoint '${endpoint.name}'`);
   if (!version.isActive) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
   const requestedLimit = parseLimit(req.limit);
   const refresh = (req.refresh ?? "cache") as (typeof REFRESH_MODES)[number];
@@ -113,7 +116,10 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
       cache_key: cacheKey,
       hogql: query.query,
       sql: compiled.sql,
-      timings: [{ k: "./endpoint_run", t: (Date.now() - started) / 1000 }],
+      timings: [
+        { k: out.materialized_at ? "./read_materialized" : "./execute", t: out.execute_ms / 1000 },
+        { k: "./endpoint_run", t: (Date.now() - started) / 1000 },
+      ],
       calculation_trigger: out.is_cached ? null : refresh === "cache" ? "cache_miss" : refresh,
     });
   }

@@ -55,6 +55,23 @@ export async function countVersions(db: Db, endpointId: string): Promise<number>
   return (await db.select({ version: endpointVersions.version }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).all()).length;
 }
 
+/**
+ * A run's endpoint and version in one D1 round trip (runs are the hot path): the given version,
+ * else the current one. The version is undefined when that number does not exist.
+ */
+export async function findRunTarget(db: Db, projectId: number, name: string, version: number | undefined) {
+  const row = await db
+    .select({ endpoint: endpoints, version: endpointVersions })
+    .from(endpoints)
+    .leftJoin(
+      endpointVersions,
+      and(eq(endpointVersions.endpointId, endpoints.id), eq(endpointVersions.version, version ?? endpoints.currentVersion)),
+    )
+    .where(and(eq(endpoints.projectId, projectId), eq(endpoints.name, name)))
+    .get();
+  return row ? { endpoint: row.endpoint, version: row.version ?? undefined } : undefined;
+}
+
 /** `?version=` / body `version`: an integer, else PostHog's 400. */
 export function parseVersionParam(raw: unknown): number | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
