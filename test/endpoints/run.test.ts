@@ -132,6 +132,26 @@ describe("run", () => {
     expect(debug.json.cache_key).toBeTypeOf("string");
   });
 
+  it("never reads another project's rows or tables outside the catalog", async () => {
+    for (const query of [
+      `select count() from events where project_id = ${other}`,
+      `select count() from events where team_id = ${other}`,
+      "select name from sqlite_master",
+      "select count() from person_distinct_ids",
+      "select count() from events e join endpoint_versions v on 1 = 1",
+      "PRAGMA table_list",
+    ]) {
+      const res = await create(`probe_${Math.random().toString(36).slice(2, 8)}`, query);
+      expect(res.status, query).toBe(400);
+      expect(envelope(res).attr).toBe("query");
+    }
+    const res = await create("everything", "select event, count() as c from events where 1 = 1 or event = 'secret' group by event order by event");
+    expect(res.status).toBe(201);
+    const events = (await run("everything")).json.results.map((r: unknown[]) => r[0]);
+    expect(events).not.toContain("secret");
+    expect(events).toEqual(["$pageview", "late", "signup"]);
+  });
+
   it("records last execution times (past 6 months)", async () => {
     const res = await call(`${base()}/last_execution_times`, { method: "POST", body: { names: ["by_country", "never-run", "all_events"] } });
     expect(res.status).toBe(200);
