@@ -29,13 +29,18 @@ executeSql(
 console.log(`seeded ${EVENTS} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
-const api = async (path, body) => {
+const api = async (path, body, attempt = 0) => {
   const res = await fetch(`${worker.url}${path}`, {
     method: body ? "POST" : "GET",
     headers: { authorization: `Bearer ${ROOT_KEY}`, ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = await res.json().catch(() => null);
+  // wrangler dev's proxy answers 503 while the worker (re)starts on a loaded machine.
+  if (res.status === 503 && attempt < 5) {
+    await new Promise((r) => setTimeout(r, 1000));
+    return api(path, body, attempt + 1);
+  }
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 };
