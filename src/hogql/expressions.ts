@@ -11,6 +11,25 @@ const CAST_TYPES: [RegExp, (x: string) => string][] = [
   [/^date$/, (x) => `date(${x})`],
   [/^datetime\d*$|^timestamp$/, (x) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${x})`],
 ];
+/** Timestamps are ISO text: expressions known to produce one (columns, toDateTime, toStartOf*, now). */
+function isTimeExpr(n: Node): boolean {
+  if (n.node === "Field") return ["timestamp", "created_at"].includes(n.chain.at(-1)) && !n.chain.includes("properties");
+  if (n.node === "Call") return /^(tostartof|todatetime$|now$)/i.test(n.name);
+  if (n.node === "ArithmeticOperation") return isTimeExpr(n.left);
+  return false;
+}
+
+/**
+ * A datetime literal compared with a timestamp is rewritten to the stored form, so text order is time
+ * order: '2026-01-05 10:00:00' becomes '2026-01-05T10:00:00.000Z'. Dates alone already sort right.
+ */
+function isoConstant(n: Node): Node {
+  const m = n.node === "Constant" && typeof n.value === "string" ? /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)(:\d\d)?(\.\d{1,3})?Z?$/.exec(n.value) : null;
+  if (!m) return n;
+  const ms = (m[4] ?? ".000").padEnd(4, "0");
+  return { ...n, value: `${m[1]}T${m[2]}${m[3] ?? ":00"}${ms}Z` };
+}
+
 /** LIKE is case-sensitive in HogQL: constant patterns become GLOB patterns. */
 const likeToGlob = (pattern: string) =>
   pattern.replace(/[*?[\]%_]/g, (c) => (c === "%" ? "*" : c === "_" ? "?" : `[${c}]`));
@@ -51,8 +70,10 @@ export abstract class ExpressionPrinter {
         return this.compare(n, scope);
       case "ArithmeticOperation":
         return this.arithmetic(n, scope);
-      case "BetweenExpr":
-        return `(${this.expr(n.expr, scope)} ${n.negated ? "NOT " : ""}BETWEEN ${this.expr(n.low, scope)} AND ${this.expr(n.high, scope)})`;
+      case "BetweenExpr": {
+        const [low, high] = isTimeExpr(n.expr) ? [isoConstant(n.low), isoConstant(n.high)] : [n.low, n.high];
+        return `(${this.expr(n.expr, scope)} ${n.negated ? "NOT " : ""}BETWEEN ${this.expr(low, scope)} AND ${this.expr(high, scope)})`;
+      }
       case "Tuple":
         return `(${this.exprs(n.exprs, scope)})`;
       case "TypeCast": {
@@ -163,7 +184,8 @@ export abstract class ExpressionPrinter {
     return false;
   }
 
-  private compare(n: Node, scope: Scope): string {
+  private compare(original: Node, scope: Scope): string {
+    const n = isTimeExpr(original.left) ? { ...original, right: isoConstant(original.right) } : isTimeExpr(original.right) ? { ...original, left: isoConstant(original.left) } : original;
     const op = String(n.op).toLowerCase();
     const rightNull = n.right.node === "Constant" && n.right.value === null;
     const leftNull = n.left.node === "Constant" && n.left.value === null;

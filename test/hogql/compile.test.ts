@@ -110,6 +110,22 @@ describe("HogQL compiled to SQLite", () => {
     expect(await run("select toDateTime('2026-01-31 12:00:00') + interval 1 month as t, today() = toDate(now()) as same")).toEqual([{ t: "2026-03-03T12:00:00.000Z", same: 1 }]);
   });
 
+  it("compares timestamps with datetime literals in time order", async () => {
+    expect(await run("select count() as c from events where timestamp >= '2026-01-05 10:30:00'")).toEqual([{ c: 4 }]);
+    expect(await run("select count() as c from events where timestamp < '2026-01-05 11:00'")).toEqual([{ c: 1 }]);
+    expect(await run("select count() as c from events where timestamp between '2026-01-05 10:00:00' and '2026-01-05 11:00:00.000'")).toEqual([{ c: 2 }]);
+    expect(await run("select count() as c from events where '2026-01-07 23:59:59.999' = timestamp")).toEqual([{ c: 1 }]);
+    expect(await run("select count() as c from events where toStartOfDay(timestamp) = '2026-01-05 00:00:00'")).toEqual([{ c: 2 }]);
+  });
+
+  it("reads persons", async () => {
+    expect(await run("select properties.email as email, is_identified from persons order by email")).toEqual([
+      { email: "alice@example.com", is_identified: 1 },
+      { email: "bob@example.com", is_identified: 0 },
+    ]);
+    expect(await run("select count() as c from persons", {}, other)).toEqual([{ c: 0 }]);
+  });
+
   it("computes date differences and parts", async () => {
     const rows = await run(
       "select dateDiff('day', '2026-01-05T23:00:00Z', '2026-01-06T01:00:00Z') as d, dateDiff('hour', '2026-01-05T10:59:00Z', '2026-01-05T11:01:00Z') as h, dateDiff('month', '2025-12-31', '2026-01-01') as m, toYear(timestamp) as y, toMonth(timestamp) as mo, toHour(timestamp) as hr, toDayOfWeek(timestamp) as dow from events order by timestamp limit 1",
