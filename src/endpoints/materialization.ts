@@ -18,13 +18,14 @@ export function canMaterialize(version: VersionRow): { can_materialize: boolean;
 export async function enableMaterialization(env: Env, endpoint: EndpointRow, version: VersionRow, frequency: string | null | undefined) {
   const check = canMaterialize(version);
   if (!check.can_materialize) throw validationError(`Cannot materialize endpoint. Reason: ${check.reason}`, "is_materialized");
-  const plan = compiledOf(version)!.materialization as { sql: string; variables: string[] };
+  const plan = compiledOf(version)!.materialization as { sql: string; variables: string[]; singleRow?: boolean };
   const syncFrequency = frequency ?? DEFAULT_SYNC_FREQUENCY;
   await materializerFor(env, endpoint.id).configure({
     version: version.version,
     projectId: endpoint.projectId,
     sql: plan.sql,
     variables: plan.variables,
+    singleRow: plan.singleRow ?? false,
     syncFrequency,
     syncSeconds: SYNC_FREQUENCIES[syncFrequency],
   });

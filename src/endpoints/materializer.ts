@@ -11,6 +11,8 @@ export interface MaterializationConfig {
   /** The transformed query (variables as columns), bound only with the project id. */
   sql: string;
   variables: string[];
+  /** The query is an ungrouped aggregate: a value with no stored row must run inline (count 0, ...). */
+  singleRow: boolean;
   syncFrequency: string;
   syncSeconds: number;
 }
@@ -141,14 +143,16 @@ export class EndpointMaterializer extends DurableObject<Env> {
 
   async run(input: RunInput): Promise<RunOutput | RunFailure> {
     this.recordExecution(input.version);
-    const ready = input.materialized && input.refresh !== "direct" ? this.readyTable(input.version) : null;
+    let ready = input.materialized && input.refresh !== "direct" ? this.readyTable(input.version) : null;
     if (input.refresh === "cache") {
       const cached = this.cache.get(input.cacheKey, input.cacheAgeSeconds, ready?.at ?? null);
       if (cached) return { ...cached, is_cached: true, execute_ms: 0 };
     }
     const started = performance.now();
     let rows: QueryRows;
-    if (ready && input.materialized) rows = this.readMaterialized(input.version, ready.columns, input.materialized, input.limit + 1, input.offset);
+    const stored = ready && input.materialized ? this.readMaterialized(input.version, ready.columns, input.materialized, input.limit + 1, input.offset) : null;
+    if (stored && stored.results.length === 0 && ready?.singleRow) ready = null;
+    if (stored && ready) rows = stored;
     else {
       try {
         rows = await executeCompiled(this.env.DB, input.sql, input.params);
@@ -186,12 +190,12 @@ export class EndpointMaterializer extends DurableObject<Env> {
   }
 
   /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
-  private readyTable(version: number): { at: string; columns: string[] } | null {
+  private readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
     const row = this.row(version);
     if (!row || row.status !== "Completed" || !row.last_materialized_at) return null;
     const config = JSON.parse(row.config) as MaterializationConfig;
     if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
-    return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[] };
+    return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[], singleRow: !!config.singleRow };
   }
 
   private readMaterialized(version: number, columns: string[], values: Cell[], limit: number, offset: number): QueryRows {

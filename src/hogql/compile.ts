@@ -20,7 +20,8 @@ export interface CompiledQuery {
   limit: number | null;
   offset: number;
   columns: string[] | null;
-  materialization: { sql: string; variables: string[] } | { reason: string };
+  /** `singleRow`: an ungrouped aggregate, whose reads fall back to inline when the table has no row. */
+  materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
 }
 
 const REFUSED_STATEMENTS = /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;
@@ -56,10 +57,10 @@ export async function compileHogQL(text: string): Promise<CompiledQuery> {
 
 function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {
   try {
-    const { query, variables } = materializationTransform(ast);
+    const { query, variables, singleRow } = materializationTransform(ast);
     const printer = new Printer(text, query);
     const printed = printer.query(query);
-    return { sql: `${printed.sql} LIMIT ${MAX_MATERIALIZED_ROWS + 1}`, variables };
+    return { sql: `${printed.sql} LIMIT ${MAX_MATERIALIZED_ROWS + 1}`, variables, singleRow };
   } catch (error) {
     if (error instanceof HogQLError) return { reason: error.message };
     throw error;

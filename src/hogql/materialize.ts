@@ -12,7 +12,7 @@ export const VARIABLE_COLUMN_PREFIX = "__var_";
  * so one stored table answers every value of x: reads filter on that column. LIMIT and OFFSET are
  * dropped here and applied when reading. Throws (HogQLError) with the reason when it cannot.
  */
-export function materializationTransform(select: Node): { query: Node; variables: string[] } {
+export function materializationTransform(select: Node): { query: Node; variables: string[]; singleRow: boolean } {
   if (select.node !== "SelectQuery") refuse("Only a single SELECT can be materialized (no UNION)");
   const query: Node = structuredClone(select);
   const conjuncts: Node[] = !query.where ? [] : query.where.node === "And" ? query.where.exprs : [query.where];
@@ -32,14 +32,16 @@ export function materializationTransform(select: Node): { query: Node; variables
   query.where = kept.length === 0 ? null : kept.length === 1 ? kept[0] : { ...query.where, exprs: kept };
   const remaining = placeholdersIn(query);
   if (remaining.length) refuse(`Variable ${remaining[0]} must be compared with = in the WHERE clause (not inside OR, HAVING or a subquery) to materialize`);
-  const aggregates = query.group_by?.length || query.select.some(hasAggregate);
+  const grouped = !!query.group_by?.length;
+  const aggregates = grouped || query.select.some(hasAggregate);
   for (const [name, expr] of columns) {
     query.select.push({ node: "Alias", alias: `${VARIABLE_COLUMN_PREFIX}${name}`, expr, hidden: false });
     if (aggregates) query.group_by = [...(query.group_by ?? []), expr];
   }
   query.limit = null;
   query.offset = null;
-  return { query, variables: columns.map(([name]) => name) };
+  // An aggregate without GROUP BY always answers one row; its table has no row for a value no event has.
+  return { query, variables: columns.map(([name]) => name), singleRow: aggregates && !grouped && columns.length > 0 };
 }
 
 function placeholdersIn(node: unknown): string[] {
