@@ -1,15 +1,15 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { endpoints } from "../db/schema";
+import { endpoints, endpointVersions } from "../db/schema";
 import type { Env } from "../env";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
+import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
 import { sha256Hex } from "../lib/crypto";
 import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
 import type { Cell } from "./execute";
-import { materializerFor } from "./materialization";
-import { type HogQLQuery, isBindable, variablesByCode } from "./query";
-import { compiledOf, findRunTarget, parseVersionParam } from "./service";
+import { enableMaterialization, materializerFor } from "./materialization";
+import { compileQuery, type HogQLQuery, isBindable, variablesByCode } from "./query";
+import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
 
 /** PostHog's default staleness for HogQL results when the version sets no cache age. */
 export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
@@ -55,8 +55,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     throw validationError("'direct' refresh mode is only valid for materialized endpoints. Use 'cache' or 'force' instead.", "refresh");
   }
   const query = version.query as HogQLQuery;
-  const compiled = compiledOf(version);
-  if (!compiled) throw validationError("This version has no compiled query.", "version");
+  const compiled = await currentPlan(env, db, endpoint, version);
   const definitions = variablesByCode(query);
   const requested = req.variables ?? {};
   const unknown = Object.keys(requested).filter((k) => !definitions.has(k)).sort();
@@ -124,6 +123,20 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     });
   }
   return body;
+}
+
+/**
+ * The version's plan, recompiled once (and saved, with the materialization re-pointed) when it was
+ * produced by an older compiler: versions are immutable, the SQL they compile to may improve.
+ */
+async function currentPlan(env: Env, db: Db, endpoint: EndpointRow, version: VersionRow): Promise<CompiledQuery> {
+  const stored = compiledOf(version);
+  if (stored?.compiler === COMPILER_VERSION) return stored;
+  const compiled = await compileQuery(version.query as HogQLQuery);
+  await db.update(endpointVersions).set({ compiled: compiled as unknown as Record<string, unknown> }).where(eq(endpointVersions.id, version.id));
+  const updated = { ...version, compiled: compiled as unknown as Record<string, unknown> };
+  if (version.isMaterialized && "sql" in compiled.materialization) await enableMaterialization(env, endpoint, updated, version.syncFrequency);
+  return compiled;
 }
 
 /** PostHog writes last_executed_at at most once an hour. */

@@ -13,7 +13,11 @@ export const MAX_MATERIALIZED_ROWS = 500_000;
  * What a version stores in `endpoint_versions.compiled`; a run only binds and executes it.
  * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
  */
+/** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
+export const COMPILER_VERSION = 1;
+
 export interface CompiledQuery {
+  compiler: number;
   sql: string;
   variables: string[];
   /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
@@ -52,7 +56,7 @@ export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const n = printer.variables.length;
   const tail = `LIMIT ?${n + 2} OFFSET ?${n + 3}`;
   const sql = top.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
-  return { sql, variables: printer.variables, limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
+  return { compiler: COMPILER_VERSION, sql, variables: printer.variables, limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
 }
 
 function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {

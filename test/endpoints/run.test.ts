@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { COMPILER_VERSION } from "../../src/hogql/compile";
 import { call, createProject, envelope } from "../helpers";
 import { seed } from "./fixtures";
 
@@ -150,6 +152,15 @@ describe("run", () => {
     const events = (await run("everything")).json.results.map((r: unknown[]) => r[0]);
     expect(events).not.toContain("secret");
     expect(events).toEqual(["$pageview", "late", "signup"]);
+  });
+
+  it("recompiles, once, a plan saved by an older compiler", async () => {
+    await create("old_plan", "select count() as c from events where event = 'signup'");
+    await env.DB.prepare("UPDATE endpoint_versions SET compiled = json_set(compiled, '$.compiler', 0, '$.sql', 'SELECT 42') WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')").run();
+    const res = await run("old_plan");
+    expect(res.json.results).toEqual([[50]]);
+    const stored = await env.DB.prepare("SELECT json_extract(compiled, '$.compiler') AS v FROM endpoint_versions WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')").first<{ v: number }>();
+    expect(stored?.v).toBe(COMPILER_VERSION);
   });
 
   it("records last execution times (past 6 months)", async () => {
