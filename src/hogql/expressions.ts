@@ -248,9 +248,23 @@ export abstract class ExpressionPrinter {
     if (n.params?.length) refuse(`Parametric function ${n.name}(...)(...) is not supported`);
     const name = String(n.name);
     if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
+    if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);
     const args: string[] = (n.args ?? []).map((a: Node) => (a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope)));
     if (isAggregate(name)) return aggregateSql(name, args, !!n.distinct);
     if (args.includes("*")) refuse(`${name}(*) is not supported`);
     return scalarSql(name, args);
+  }
+
+  /** `toStartOfInterval(t, INTERVAL n unit)` for seconds to days: buckets aligned on the Unix epoch, as ClickHouse does. */
+  private startOfInterval(n: Node, scope: Scope): string {
+    const [time, interval] = n.args ?? [];
+    const unit = interval?.node === "Call" ? INTERVAL_UNITS[String(interval.name).toLowerCase()] : undefined;
+    const amount = interval?.args?.[0];
+    const seconds = unit && { seconds: 1, minutes: 60, hours: 3600, days: 86400 }[unit[1]];
+    if (!time || !seconds || unit[0] !== 1 || amount?.node !== "Constant" || !Number.isInteger(amount.value) || amount.value < 1) {
+      return refuse("toStartOfInterval takes a time and INTERVAL n SECOND, MINUTE, HOUR or DAY with a positive integer n");
+    }
+    const step = seconds * amount.value;
+    return `strftime('%Y-%m-%dT%H:%M:%S.000Z', (CAST(strftime('%s', ${this.expr(time, scope)}) AS INTEGER) / ${step}) * ${step}, 'unixepoch')`;
   }
 }

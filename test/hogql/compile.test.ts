@@ -126,6 +126,14 @@ describe("HogQL compiled to SQLite", () => {
     expect(await run("select count() as c from persons", {}, other)).toEqual([{ c: 0 }]);
   });
 
+  it("buckets by toStartOfInterval and computes with math functions", async () => {
+    expect(await run("select toStartOfInterval(timestamp, interval 15 minute) as q, toStartOfInterval(timestamp, interval 2 hour) as h from events order by timestamp limit 1")).toEqual([
+      { q: "2026-01-05T10:15:00.000Z", h: "2026-01-05T10:00:00.000Z" },
+    ]);
+    expect(await run("select floor(2.7) as f, ceil(2.1) as c, round(sqrt(16)) as s, pow(2, 10) as p, intDiv(7, 2) as d")).toEqual([{ f: 2, c: 3, s: 4, p: 1024, d: 3 }]);
+    expect(await refused("select toStartOfInterval(timestamp, interval 1 month) from events")).toContain("toStartOfInterval");
+  });
+
   it("computes date differences and parts", async () => {
     const rows = await run(
       "select dateDiff('day', '2026-01-05T23:00:00Z', '2026-01-06T01:00:00Z') as d, dateDiff('hour', '2026-01-05T10:59:00Z', '2026-01-05T11:01:00Z') as h, dateDiff('month', '2025-12-31', '2026-01-01') as m, toYear(timestamp) as y, toMonth(timestamp) as mo, toHour(timestamp) as hr, toDayOfWeek(timestamp) as dow from events order by timestamp limit 1",
