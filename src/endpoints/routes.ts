@@ -87,11 +87,11 @@ export const endpointRoutes = createRouter()
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
     const db = c.get("db");
-    const rows = await listEndpoints(db, c.get("project").id, { isActive: q.is_active === undefined ? undefined : q.is_active === "true", createdBy: q.created_by });
     const page = pageOf(q);
-    const slice = rows.slice(page.offset, page.offset + page.limit);
-    const records = await Promise.all(slice.map(async (e) => endpointRecord(c.env, origin(c.req.url), e, await currentVersion(db, e), await countVersions(db, e.id))));
-    return c.json(paginated(c.req.url, page, rows.length, records), 200);
+    const filters = { isActive: q.is_active === undefined ? undefined : q.is_active === "true", createdBy: q.created_by };
+    const { rows, count } = await listEndpoints(db, c.get("project").id, filters, page);
+    const records = await Promise.all(rows.map((r) => endpointRecord(c.env, origin(c.req.url), r.endpoint, r.version, r.versionsCount)));
+    return c.json(paginated(c.req.url, page, count, records), 200);
   })
   .openapi(create, async (c) => {
     const db = c.get("db");

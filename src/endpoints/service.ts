@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { endpoints, endpointVersions } from "../db/schema";
 import type { CompiledQuery } from "../hogql/compile";
 import { notFound, validationError } from "../lib/errors";
+import type { Page } from "../lib/pagination";
 
 export type EndpointRow = typeof endpoints.$inferSelect;
 export type VersionRow = typeof endpointVersions.$inferSelect;
@@ -17,11 +18,26 @@ export async function getEndpoint(db: Db, projectId: number, name: string): Prom
   return endpoint;
 }
 
-export async function listEndpoints(db: Db, projectId: number, filters: { isActive?: boolean; createdBy?: string }) {
+/** A page of the project's endpoints, each with its current version and version count, newest first. */
+export async function listEndpoints(db: Db, projectId: number, filters: { isActive?: boolean; createdBy?: string }, page: Page) {
   const conditions = [eq(endpoints.projectId, projectId)];
   if (filters.isActive !== undefined) conditions.push(eq(endpoints.isActive, filters.isActive));
   if (filters.createdBy !== undefined) conditions.push(eq(endpoints.createdBy, filters.createdBy));
-  return db.select().from(endpoints).where(and(...conditions)).orderBy(desc(endpoints.createdAt), desc(endpoints.id)).all();
+  const where = and(...conditions);
+  const versionsCount = sql<number>`(SELECT count(*) FROM ${endpointVersions} AS v WHERE v.endpoint_id = ${endpoints.id})`;
+  // Two statements, not a batch: drizzle maps a batched join's rows by column name, and both tables have `id`.
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({ endpoint: endpoints, version: endpointVersions, versionsCount })
+      .from(endpoints)
+      .innerJoin(endpointVersions, and(eq(endpointVersions.endpointId, endpoints.id), eq(endpointVersions.version, endpoints.currentVersion)))
+      .where(where)
+      .orderBy(desc(endpoints.createdAt), desc(endpoints.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(endpoints).where(where),
+  ]);
+  return { rows, count: total };
 }
 
 export async function findVersion(db: Db, endpointId: string, version: number): Promise<VersionRow | undefined> {
@@ -38,21 +54,9 @@ export async function listVersions(db: Db, endpointId: string): Promise<VersionR
   return db.select().from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).orderBy(desc(endpointVersions.version)).all();
 }
 
-export async function currentVersionsOf(db: Db, rows: EndpointRow[]): Promise<Map<string, VersionRow>> {
-  const out = new Map<string, VersionRow>();
-  for (let i = 0; i < rows.length; i += 50) {
-    const chunk = rows.slice(i, i + 50);
-    const versions = await db.select().from(endpointVersions).where(inArray(endpointVersions.endpointId, chunk.map((e) => e.id))).all();
-    for (const e of chunk) {
-      const v = versions.find((x) => x.endpointId === e.id && x.version === e.currentVersion);
-      if (v) out.set(e.id, v);
-    }
-  }
-  return out;
-}
-
 export async function countVersions(db: Db, endpointId: string): Promise<number> {
-  return (await db.select({ version: endpointVersions.version }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).all()).length;
+  const [row] = await db.select({ n: count() }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId));
+  return row?.n ?? 0;
 }
 
 /**

@@ -66,6 +66,9 @@ describe("endpoints: create, retrieve, list, delete", () => {
     const all = await call(`${base()}/`);
     expect(all.json.count).toBeGreaterThanOrEqual(2);
     expect(all.json.results.map((e: any) => e.name)).toContain("to-delete");
+    const page = await call(`${base()}/?limit=1&offset=1`);
+    expect(page.json).toMatchObject({ count: all.json.count, results: [{ name: all.json.results[1].name, versions_count: 1, current_version: 1 }] });
+    expect(page.json.previous).toContain("offset=0");
     const active = await call(`${base()}/?is_active=true`);
     expect(active.json.results.map((e: any) => e.name)).not.toContain("to-delete");
     const del = await call(`${base()}/to-delete/`, { method: "DELETE" });
