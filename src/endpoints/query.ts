@@ -18,6 +18,8 @@ export interface HogQLQuery {
   [key: string]: unknown;
 }
 
+/** Parsing costs CPU in proportion to the text (about 25 ms for a typical query): keep texts bounded. */
+const MAX_QUERY_LENGTH = 20_000;
 const CODE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const VARIABLE_TYPES = ["String", "Number", "Boolean", "List", "Date"];
 const INSIGHT_KINDS = ["TrendsQuery", "FunnelsQuery", "RetentionQuery", "PathsQuery", "StickinessQuery", "LifecycleQuery"];
@@ -32,6 +34,7 @@ export function normalizeQuery(raw: unknown): HogQLQuery {
     throw validationError(`Query kind '${kind}' is not supported (${why}); use {"kind": "HogQLQuery", "query": "SELECT ..."}.`, "query");
   }
   if (typeof query.query !== "string" || !query.query.trim()) throw validationError("Query is empty or invalid.", "query");
+  if (query.query.length > MAX_QUERY_LENGTH) throw validationError(`Query is longer than ${MAX_QUERY_LENGTH} characters.`, "query");
   const out: HogQLQuery = { ...query, kind: "HogQLQuery", query: query.query };
   for (const [key, value] of Object.entries(out)) if (value === null || value === undefined) delete out[key];
   if (out.variables !== undefined) out.variables = normalizeVariables(out.variables);

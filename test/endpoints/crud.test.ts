@@ -46,6 +46,7 @@ describe("endpoints: create, retrieve, list, delete", () => {
       [{ name: "ok", query: hogql("select 1"), cache_age_seconds: 86401 }, "cache_age_seconds", "Cache age must be between 300 and 86400 seconds."],
       [{ name: "ok", query: hogql("select {variables.x}") }, "query", "undefined variable(s): x"],
       [{ name: "ok", query: hogql("select * from sqlite_master") }, "query", "sqlite_master"],
+      [{ name: "ok", query: hogql(`select 1 ${" ".repeat(20_000)}`) }, "query", "longer than 20000"],
       [{ name: "ok", query: hogql("select 1"), is_active: false, is_materialized: true }, "is_materialized", "inactive"],
       [{ name: "ok", query: hogql("select 1"), unknown_field: 1 }, "unknown_field", ""],
       [{ name: "daily_signups", query: hogql("select 1") }, "name", "already exists"],
