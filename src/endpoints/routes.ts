@@ -15,35 +15,35 @@ import {
   CreateEndpointBody, EndpointParams, EndpointRecordSchema, LastExecutionBody, ListQuery, RunBody, RunQuery, RunResponseSchema,
   UpdateEndpointBody, VersionQuery,
 } from "./schema";
-import { countVersions, currentVersion, getEndpoint, listEndpoints, listVersions, parseVersionParam, requireVersion } from "./service";
+import { countVersions, currentVersion, endpointVersion, getEndpoint, listEndpoints, listVersions } from "./service";
 import { createEndpoint, deleteEndpoint, updateEndpoint } from "./write";
 
 const BASE = "/api/environments/{project_id}/endpoints";
 const read: RouteAuth = { kind: "personal", scopes: ["endpoint:read"] };
 const write: RouteAuth = { kind: "personal", scopes: ["endpoint:write"] };
 const tags = ["endpoints"];
-const Record = EndpointRecordSchema;
+
 
 const list = defineRoute({
   method: "get", path: BASE, tags, summary: "List the project's endpoints", auth: read,
   request: { params: ProjectParams, query: ListQuery.extend(PaginationQuery.shape) },
-  responses: { 200: json(paginatedSchema(Record), "Endpoints, newest first") },
+  responses: { 200: json(paginatedSchema(EndpointRecordSchema), "Endpoints, newest first") },
 });
 const create = defineRoute({
   method: "post", path: BASE, tags, summary: "Create an endpoint (version 1) from a HogQL query", auth: write,
   request: { params: ProjectParams, body: jsonBody(CreateEndpointBody) },
-  responses: { 201: json(Record, "The new endpoint") },
+  responses: { 201: json(EndpointRecordSchema, "The new endpoint") },
 });
 const retrieve = defineRoute({
   method: "get", path: `${BASE}/{name}`, tags, summary: "Retrieve an endpoint, or one version with ?version=N", auth: read,
   request: { params: EndpointParams, query: VersionQuery },
-  responses: { 200: json(Record, "The endpoint (version-shaped with ?version)") },
+  responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped with ?version)") },
 });
 const updateConfig = (method: "patch" | "put") =>
   defineRoute({
     method, path: `${BASE}/{name}`, tags, summary: "Update an endpoint; a changed query creates a new version", auth: write,
     request: { params: EndpointParams, query: VersionQuery, body: jsonBody(UpdateEndpointBody) },
-    responses: { 200: json(Record, "The endpoint (version-shaped when a version was targeted)") },
+    responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped when a version was targeted)") },
   });
 const remove = defineRoute({
   method: "delete", path: `${BASE}/{name}`, tags, summary: "Delete an endpoint and every materialization", auth: write,
@@ -53,7 +53,7 @@ const remove = defineRoute({
 const versions = defineRoute({
   method: "get", path: `${BASE}/{name}/versions`, tags, summary: "List an endpoint's versions, newest first", auth: read,
   request: { params: EndpointParams, query: PaginationQuery },
-  responses: { 200: json(paginatedSchema(Record), "Version-shaped records") },
+  responses: { 200: json(paginatedSchema(EndpointRecordSchema), "Version-shaped records") },
 });
 const runGet = defineRoute({
   method: "get", path: `${BASE}/{name}/run`, tags, summary: "Run an endpoint (latest version unless ?version=N)", auth: read,
@@ -100,10 +100,8 @@ export const endpointRoutes = createRouter()
   })
   .openapi(retrieve, async (c) => {
     const db = c.get("db");
-    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
-    const n = parseVersionParam(c.req.valid("query").version);
-    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
-    return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), n !== undefined), 200);
+    const { endpoint, version, targeted } = await endpointVersion(db, c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
+    return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), targeted), 200);
   })
   .openapi(updateConfig("patch"), async (c) => {
     const { name } = c.req.valid("param");
@@ -139,17 +137,11 @@ export const endpointRoutes = createRouter()
     return c.json(result, 200);
   })
   .openapi(status, async (c) => {
-    const db = c.get("db");
-    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
-    const n = parseVersionParam(c.req.valid("query").version);
-    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+    const { endpoint, version } = await endpointVersion(c.get("db"), c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
     return c.json(await materializationInfo(c.env, endpoint, version), 200);
   })
   .openapi(openapi, async (c) => {
-    const db = c.get("db");
-    const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
-    const n = parseVersionParam(c.req.valid("query").version);
-    const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+    const { endpoint, version } = await endpointVersion(c.get("db"), c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
     return c.json(endpointOpenApi(origin(c.req.url), endpoint, version), 200);
   })
   .openapi(lastExecutions, async (c) => c.json(await lastExecutionTimes(c.env, c.get("db"), c.get("project").id, c.req.valid("json").names), 200));

@@ -92,3 +92,11 @@ export async function requireVersion(db: Db, endpoint: EndpointRow, version: num
 
 /** The SQL plan compiled when the version was saved. */
 export const compiledOf = (version: VersionRow) => version.compiled as unknown as CompiledQuery | null;
+
+/** An endpoint and the version `?version=` names (else its current one), for retrieve, status and openapi.json. */
+export async function endpointVersion(db: Db, projectId: number, name: string, rawVersion: string | undefined) {
+  const endpoint = await getEndpoint(db, projectId, name);
+  const n = parseVersionParam(rawVersion);
+  const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
+  return { endpoint, version, targeted: n !== undefined };
+}
