@@ -250,7 +250,16 @@ export abstract class ExpressionPrinter {
     if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
     if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);
     const args: string[] = (n.args ?? []).map((a: Node) => (a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope)));
-    if (isAggregate(name)) return aggregateSql(name, args, !!n.distinct);
+    if (isAggregate(name)) {
+      // `agg(...) FILTER (WHERE c)` is an -If combinator by another name.
+      if (!n.filter_expr) return aggregateSql(name, args, !!n.distinct);
+      const filter = this.expr(n.filter_expr, scope);
+      const conditional = name.toLowerCase().endsWith("if");
+      const ifName = conditional ? name : `${name}If`;
+      const ifArgs = conditional ? [...args.slice(0, -1), `(${args.at(-1)} AND ${filter})`] : [...args, filter];
+      return aggregateSql(ifName, ifArgs, !!n.distinct);
+    }
+    if (n.filter_expr) refuse(`FILTER applies to aggregate functions, not ${name}`);
     if (args.includes("*")) refuse(`${name}(*) is not supported`);
     return scalarSql(name, args);
   }

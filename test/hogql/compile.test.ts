@@ -151,6 +151,7 @@ describe("HogQL compiled to SQLite", () => {
     ]);
     expect(await run("select distinct_id from events order by timestamp limit 2 offset 1")).toEqual([{ distinct_id: "alice-2" }, { distinct_id: "bob" }]);
     expect(await run("select count(distinct event) as e, count(*) as n from events")).toEqual([{ e: 2, n: 5 }]);
+    expect(await run("select count() filter (where event = 'signup') as s, countIf(event = 'signup') filter (where distinct_id = 'bob') as b, sum(properties.amount) filter (where properties.amount > 5) as big from events")).toEqual([{ s: 2, b: 1, big: 7 }]);
   });
 
   it("evaluates conditionals, conversions and string functions", async () => {
