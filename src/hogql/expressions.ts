@@ -246,6 +246,7 @@ export abstract class ExpressionPrinter {
 
   private call(n: Node, scope: Scope): string {
     if (n.params?.length) refuse(`Parametric function ${n.name}(...)(...) is not supported`);
+    if (n.order_by?.length) refuse(`ORDER BY inside ${n.name}(...) is not supported`);
     const name = String(n.name);
     if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
     if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);

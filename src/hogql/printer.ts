@@ -40,10 +40,11 @@ export class Printer extends ExpressionPrinter {
   }
 
   private select(n: Node, parent?: Scope, outerCtes?: Scope["ctes"]): Printed {
-    for (const key of ["array_join_op", "window_exprs", "limit_by", "qualify"]) if (n[key]) refuse(`${key.replace(/_/g, " ").toUpperCase()} is not supported`);
+    for (const key of ["array_join_op", "window_exprs", "limit_by", "qualify", "limit_with_ties"]) if (n[key]) refuse(`${key.replace(/_/g, " ").toUpperCase()} is not supported`);
     const scope: Scope = { sources: [], aliases: new Map(), resolving: new Set(), ctes: new Map(outerCtes ?? parent?.ctes), parent };
     const withParts: string[] = [];
     for (const cte of ctesOf(n)) {
+      if (cte.columns?.length) refuse(`Column lists on CTE ${cte.name} are not supported; alias the columns in its SELECT`);
       if (cte.cte_type !== "subquery") refuse(`CTE ${cte.name} must be a subquery: WITH ${cte.name} AS (SELECT ...)`);
       const inner = this.query(cte.expr, undefined, scope.ctes);
       const ident = quoteIdent(`cte_${cte.name}`);
@@ -90,6 +91,7 @@ export class Printer extends ExpressionPrinter {
 
   private source(join: Node, scope: Scope): string {
     if (join.table_args) refuse("Table functions are not supported");
+    if (join.column_aliases?.length) refuse("Column aliases on a table are not supported; alias the columns in a subquery");
     const table = join.table;
     if (table.node === "Field") {
       const name = table.chain.join(".");
