@@ -172,8 +172,11 @@ export abstract class ExpressionPrinter {
   private nonNull(n: Node, scope: Scope): boolean {
     if (n.node === "Constant") return n.value !== null;
     if (n.node === "Field") {
-      const last = n.chain.at(-1);
-      return n.chain.length <= 2 && NON_NULL_COLUMNS.has(last) && !scope.aliases.has(n.chain[0]);
+      // Only a column of the one catalog table in FROM: with joins, any side may be NULL-extended.
+      const [only, ...others] = scope.sources;
+      if (!only?.table || others.length || scope.aliases.has(n.chain[0])) return false;
+      const chain = n.chain.length === 2 && n.chain[0] === only.alias ? n.chain.slice(1) : n.chain;
+      return chain.length === 1 && NON_NULL_COLUMNS.has(chain[0]);
     }
     if (n.node === "ArithmeticOperation") return this.nonNull(n.left, scope) && this.nonNull(n.right, scope);
     if (n.node === "Call") {

@@ -176,6 +176,8 @@ describe("HogQL compiled to SQLite", () => {
       { d: "bob", n: 1 },
     ]);
     expect(await run("select 1 as x union all select 2 as x")).toEqual([{ x: 1 }, { x: 2 }]);
+    // a LEFT JOIN's missing side is NULL: != is true there, as HogQL's null-safe comparison says
+    expect(await run("select count() as c from events e left join (select distinct_id from events where event = 'signup') s on e.distinct_id = s.distinct_id where s.distinct_id != 'bob'")).toEqual([{ c: 3 }]);
     expect(await run("select (select count() from events) as total")).toEqual([{ total: 5 }]);
   });
 
