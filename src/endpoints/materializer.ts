@@ -73,12 +73,17 @@ export class EndpointMaterializer extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const sql = ctx.storage.sql;
+    this.cache = new ResultCache(ctx.storage.sql);
+    this.createTables();
+  }
+
+  private createTables() {
+    const sql = this.ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
       last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0,
       columns TEXT NOT NULL DEFAULT '[]')`);
     sql.exec("CREATE TABLE IF NOT EXISTS last_execution (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL, version INTEGER NOT NULL)");
-    this.cache = new ResultCache(sql);
+    this.cache.createTable();
   }
 
   /** Enables (or re-times) materialization of a version; the first refresh runs right away from the alarm. */
@@ -106,6 +111,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.createTables(); // the instance may still be called (e.g. a run racing the delete)
   }
 
   status(version: number): MaterializationStatus | null {

@@ -5,8 +5,10 @@ const MAX_CACHED_BYTES = 1_500_000;
 
 /** Run results cached in the endpoint's Durable Object storage, keyed by version, variables and limit. */
 export class ResultCache {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS result_cache (key TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, refreshed_at INTEGER NOT NULL)");
+  constructor(private readonly sql: SqlStorage) {}
+
+  createTable(): void {
+    this.sql.exec("CREATE TABLE IF NOT EXISTS result_cache (key TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, refreshed_at INTEGER NOT NULL)");
   }
 
   /** A cached result younger than the cache age and than the latest materialization, if any. */

@@ -175,5 +175,6 @@ describe("materialization", () => {
       alarm: await state.storage.getAlarm(),
     }));
     expect(left).toEqual({ tables: [], alarm: null });
+    expect(await stubOf(id).lastExecution()).toBeNull();
   });
 });
