@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { MAX_MATERIALIZED_ROWS } from "../hogql/compile";
-import { VARIABLE_COLUMN_PREFIX } from "../hogql/materialize";
-import { type Cell, executeCompiled, type QueryRows, typesOf } from "./execute";
+import { type Cell, executeCompiled, type QueryRows } from "./execute";
+import { dropTable, readTable, writeTable } from "./materialized-table";
 import { ResultCache } from "./result-cache";
 
 export interface MaterializationConfig {
@@ -102,7 +102,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
 
   async disable(version: number): Promise<void> {
     this.ctx.storage.sql.exec("DELETE FROM materializations WHERE version = ?", version);
-    this.ctx.storage.sql.exec(`DROP TABLE IF EXISTS ${table(version)}`);
+    dropTable(this.ctx.storage.sql, version);
     this.cache.dropVersion(version);
     await this.schedule();
   }
@@ -156,7 +156,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     }
     const started = performance.now();
     let rows: QueryRows;
-    const stored = ready && input.materialized ? this.readMaterialized(input.version, ready.columns, input.materialized, input.limit + 1, input.offset) : null;
+    const stored = ready && input.materialized ? readTable(this.ctx.storage.sql, input.version, ready.columns, input.materialized, input.limit + 1, input.offset) : null;
     if (stored && stored.results.length === 0 && ready?.singleRow) ready = null;
     if (stored && ready) rows = stored;
     else {
@@ -204,15 +204,6 @@ export class EndpointMaterializer extends DurableObject<Env> {
     return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[], singleRow: !!config.singleRow };
   }
 
-  private readMaterialized(version: number, columns: string[], values: Cell[], limit: number, offset: number): QueryRows {
-    const where = values.map((_, i) => `v${i} IS ?`).join(" AND ");
-    const rows = this.ctx.storage.sql
-      .exec<{ row: string }>(`SELECT row FROM ${table(version)}${where ? ` WHERE ${where}` : ""} ORDER BY rn LIMIT ? OFFSET ?`, ...(values as SqlStorageValue[]), limit, offset)
-      .toArray()
-      .map((r) => JSON.parse(r.row) as Cell[]);
-    return { columns, types: typesOf(columns, rows), results: rows };
-  }
-
   private async runRefresh(version: number): Promise<MaterializationStatus | null> {
     const row = this.row(version);
     if (!row) return null;
@@ -224,16 +215,8 @@ export class EndpointMaterializer extends DurableObject<Env> {
       const rows = await executeCompiled(this.env.DB, config.sql, [config.projectId]);
       if (rows.results.length > MAX_MATERIALIZED_ROWS) throw new Error(`The query returns more than ${MAX_MATERIALIZED_ROWS} rows, too many to materialize.`);
       if (!this.row(version)) return null; // disabled while the query ran
-      const varIdx = config.variables.map((v) => rows.columns.indexOf(`${VARIABLE_COLUMN_PREFIX}${v}`));
-      const outIdx = rows.columns.map((_, i) => i).filter((i) => !varIdx.includes(i));
-      const columns = outIdx.map((i) => rows.columns[i]);
-      const varCols = varIdx.map((_, i) => `v${i}`);
       this.ctx.storage.transactionSync(() => {
-        sql.exec(`DROP TABLE IF EXISTS ${table(version)}`);
-        sql.exec(`CREATE TABLE ${table(version)} (rn INTEGER PRIMARY KEY, row TEXT NOT NULL${varCols.map((c) => `, ${c}`).join("")})`);
-        if (varCols.length) sql.exec(`CREATE INDEX ${table(version)}_vars ON ${table(version)} (${varCols.join(", ")}, rn)`);
-        const insert = `INSERT INTO ${table(version)} (rn, row${varCols.map((c) => `, ${c}`).join("")}) VALUES (?, ?${varCols.map(() => ", ?").join("")})`;
-        rows.results.forEach((r, n) => sql.exec(insert, n, JSON.stringify(outIdx.map((i) => r[i])), ...(varIdx.map((i) => r[i]) as SqlStorageValue[])));
+        const columns = writeTable(sql, version, config.variables, rows);
         sql.exec(
           "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
           new Date().toISOString(), nextRun(), JSON.stringify(columns), version,
@@ -255,4 +238,3 @@ export class EndpointMaterializer extends DurableObject<Env> {
   }
 }
 
-const table = (version: number) => `mv_v${Math.trunc(version)}`;
