@@ -4,11 +4,15 @@ import type { EndpointRow, VersionRow } from "./service";
 
 /** JSON Schema of a variable, from PostHog's InsightVariable type or, failing that, its stored value. */
 function variableSchema(def: VariableDef): Record<string, unknown> {
-  const type = def.type ?? (typeof def.value === "number" ? "Number" : typeof def.value === "boolean" ? "Boolean" : "String");
+  const type = def.type ?? (Array.isArray(def.value) ? "List" : typeof def.value === "number" ? "Number" : typeof def.value === "boolean" ? "Boolean" : "String");
   const schema: Record<string, unknown> =
-    type === "Number" ? { type: "number" } : type === "Boolean" ? { type: "boolean" } : type === "Date" ? { type: "string", format: "date" } : { type: "string" };
+    type === "Number" ? { type: "number" }
+    : type === "Boolean" ? { type: "boolean" }
+    : type === "Date" ? { type: "string", format: "date" }
+    : type === "List" ? { type: "array", items: { type: "string" } }
+    : { type: "string" };
   schema.description = `Variable: ${def.code_name}`;
-  if (def.value !== undefined && def.value !== null && type !== "List") schema.example = def.value;
+  if (def.value !== undefined && def.value !== null) schema.example = def.value;
   return schema;
 }
 

@@ -52,13 +52,17 @@ function normalizeVariables(raw: unknown): Record<string, VariableDef> {
     if (seen.has(code)) throw validationError(`Variable ${code} is defined twice`, "query");
     seen.add(code);
     if (d.type !== undefined && !VARIABLE_TYPES.includes(String(d.type))) throw validationError(`Variable ${code} has an unknown type ${String(d.type)}; use one of ${VARIABLE_TYPES.join(", ")}`, "query");
-    if (d.value !== undefined && !isBindable(d.value)) throw validationError(`Variable ${code} must have a string, number, boolean or null value`, "query");
+    if (d.value !== undefined && !isBindable(d.value) && !isList(d.value)) {
+      throw validationError(`Variable ${code} must have a string, number, boolean, null or list value`, "query");
+    }
     out[id] = { ...(d as object), code_name: code } as VariableDef;
   }
   return out;
 }
 
 export const isBindable = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+/** A List variable's value (compared with IN): scalars only. */
+export const isList = (v: unknown): v is unknown[] => Array.isArray(v) && v.every((x) => x !== null && isBindable(x));
 
 /** code_name → definition. */
 export const variablesByCode = (query: HogQLQuery) => new Map(Object.values(query.variables ?? {}).map((v) => [v.code_name, v]));

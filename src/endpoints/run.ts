@@ -8,7 +8,7 @@ import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
 import type { Cell } from "./execute";
 import { enableMaterialization, materializerFor } from "./materialization";
-import { compileQuery, type HogQLQuery, isBindable, variablesByCode } from "./query";
+import { compileQuery, type HogQLQuery, isBindable, isList, variablesByCode } from "./query";
 import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
 
 /** PostHog's default staleness for HogQL results when the version sets no cache age. */
@@ -60,13 +60,20 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const requested = req.variables ?? {};
   const unknown = Object.keys(requested).filter((k) => !definitions.has(k)).sort();
   if (unknown.length) throw validationError(`Unknown variable(s): ${unknown.join(", ")}`, "variables");
+  const lists = new Set(compiled.lists);
   for (const [key, value] of Object.entries(requested)) {
-    if (!isBindable(value)) throw validationError(`Variable ${key} must be a string, number, boolean or null.`, "variables");
+    if (lists.has(key) ? !isBindable(value) && !isList(value) : !isBindable(value)) {
+      throw validationError(`Variable ${key} must be a string, number, boolean or null${lists.has(key) ? ", or a list of them" : ""}.`, "variables");
+    }
   }
-  // A value binds as a parameter: the request's, else the stored one; booleans as SQLite integers.
-  const valueOf = (code: string) => {
+  // A value binds as a parameter: the request's, else the stored one; booleans as SQLite integers,
+  // lists (for `IN {variables.x}`) as one JSON array.
+  const scalar = (v: unknown) => (typeof v === "boolean" ? Number(v) : v) as Cell;
+  const valueOf = (code: string): Cell => {
     const value = code in requested ? requested[code] : (definitions.get(code)?.value ?? null);
-    return (typeof value === "boolean" ? Number(value) : value) as Cell;
+    if (lists.has(code)) return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
+    if (Array.isArray(value)) throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
+    return scalar(value);
   };
   const values = compiled.variables.map(valueOf);
   const limit = Math.min(requestedLimit ?? compiled.limit ?? DEFAULT_LIMIT, compiled.limit ?? MAX_LIMIT, MAX_LIMIT);

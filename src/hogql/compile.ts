@@ -14,12 +14,14 @@ export const MAX_MATERIALIZED_ROWS = 500_000;
  * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
  */
 /** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
-export const COMPILER_VERSION = 1;
+export const COMPILER_VERSION = 2;
 
 export interface CompiledQuery {
   compiler: number;
   sql: string;
   variables: string[];
+  /** Variables compared with IN: bound as a JSON array (a scalar value as a one-element list). */
+  lists: string[];
   /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
   limit: number | null;
   offset: number;
@@ -56,7 +58,7 @@ export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const n = printer.variables.length;
   const tail = `LIMIT ?${n + 2} OFFSET ?${n + 3}`;
   const sql = top.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
-  return { compiler: COMPILER_VERSION, sql, variables: printer.variables, limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
+  return { compiler: COMPILER_VERSION, sql, variables: printer.variables, lists: [...printer.listVariables], limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
 }
 
 function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {

@@ -41,6 +41,8 @@ const likeToGlob = (pattern: string) =>
  */
 export abstract class ExpressionPrinter {
   readonly variables: string[] = [];
+  /** Variables used as `x IN {variables.list}`: bound as a JSON array, read with json_each. */
+  readonly listVariables = new Set<string>();
 
   abstract query(node: Node, parent?: Scope, ctes?: Scope["ctes"]): Printed;
 
@@ -224,7 +226,13 @@ export abstract class ExpressionPrinter {
       case "global in":
       case "global not in": {
         const r = n.right;
-        const list = r.node === "Tuple" || r.node === "Array" ? `(${this.exprs(r.exprs, scope)})` : r.node === "SelectQuery" || r.node === "SelectSetQuery" ? `(${this.query(r, scope).sql})` : `(${right()})`;
+        const listVariable = variableName(r);
+        if (listVariable) this.listVariables.add(listVariable);
+        const list =
+          r.node === "Tuple" || r.node === "Array" ? `(${this.exprs(r.exprs, scope)})`
+          : r.node === "SelectQuery" || r.node === "SelectSetQuery" ? `(${this.query(r, scope).sql})`
+          : listVariable ? `(SELECT value FROM json_each(${right()}))`
+          : `(${right()})`;
         return op.endsWith("not in") ? guard(`${left} NOT IN ${list}`, 1) : guard(`${left} IN ${list}`, 0);
       }
       default:

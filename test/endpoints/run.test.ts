@@ -63,6 +63,20 @@ describe("run", () => {
     expect(alsoInjected.json.results).toEqual([]);
   });
 
+  it("binds List variables compared with IN as one JSON array", async () => {
+    const variables = { l: { code_name: "countries", type: "List", value: ["FR"] } };
+    await create("by_countries", "select count() as c from events where properties.country in {variables.countries}", {}, variables);
+    expect((await run("by_countries")).json.results).toEqual([[38]]);
+    expect((await run("by_countries", { variables: { countries: ["FR", "US"] } })).json.results).toEqual([[150]]);
+    expect((await run("by_countries", { variables: { countries: "US" } })).json.results).toEqual([[112]]);
+    expect((await run("by_countries", { variables: { countries: [] } })).json.results).toEqual([[0]]);
+    expect((await run("by_countries", { variables: { countries: ["') OR 1=1 --"] } })).json.results).toEqual([[0]]);
+    expect((await run("by_countries", { variables: { countries: [{ a: 1 }] } })).status).toBe(400);
+    expect((await run("by_country", { variables: { country: ["FR"] } })).status).toBe(400);
+    const doc = (await call(`${base()}/by_countries/openapi.json`)).json;
+    expect(doc.components.schemas.Variables.properties.countries).toMatchObject({ type: "array", items: { type: "string" }, example: ["FR"] });
+  });
+
   it("refuses unknown variables, overrides and bad values", async () => {
     let res = await run("by_country", { variables: { zeta: 1, alpha: 2 } });
     expect(res.status).toBe(400);
