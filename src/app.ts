@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createDb } from "./db/client";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
+import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
@@ -51,6 +52,7 @@ export function createApp() {
   app.use("*", limitBody(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
+  mountProjectScoped(app, endpointRoutes, "environments");
   app.route("/", keyRoutes);
   registerDocs(app);
 
