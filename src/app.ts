@@ -5,6 +5,7 @@ import { createDb } from "./db/client";
 import { flagRoutes } from "./flags/routes";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
+import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
@@ -62,6 +63,7 @@ export function createApp() {
 
   mountProjectScoped(app, projectRoutes, "projects");
   mountProjectScoped(app, flagRoutes, "projects");
+  mountProjectScoped(app, endpointRoutes, "environments");
   app.route("/", keyRoutes);
   app.route("/", sdkRoutes);
   registerDocs(app);
