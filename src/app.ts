@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { CAPTURE_PATHS, captureRoutes } from "./capture/routes";
+import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
@@ -9,6 +10,8 @@ import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
 import { createRouter, type Router } from "./lib/route";
+import { personActionRoutes } from "./persons/action-routes";
+import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 
 /** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
@@ -66,6 +69,10 @@ export function createApp() {
   app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
+  mountProjectScoped(app, cohortRoutes, "projects");
+  // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
+  mountProjectScoped(app, personActionRoutes, "environments");
+  mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);
   app.route("/", captureRoutes);
   registerDocs(app);

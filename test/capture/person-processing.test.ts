@@ -59,7 +59,7 @@ describe("person processing", () => {
     expect(merged?.distinct_ids.sort()).toEqual(["anon-1", "user-1"]);
     expect(merged?.properties).toEqual({ a: "anon", u: "user", shared: "user", email: "u1@x.io" });
     expect(merged?.is_identified).toBe(1);
-    expect(merged?.created_at <= user!.created_at).toBe(true);
+    expect(merged!.created_at <= user!.created_at).toBe(true);
     expect(await eventPersons("anon-1")).toEqual([user?.id]);
     const gone = await env.DB.prepare("SELECT id FROM persons WHERE id = ?").bind(anon?.id).first();
     expect(gone).toBeNull();
