@@ -10,6 +10,7 @@ import { cohortFilterGroup } from "./definition";
 import { onCohortsChanged } from "./events";
 import { cohortMembershipSql, membershipOver } from "./membership";
 import { getCohort, liveCohorts, type CohortRow } from "./reads";
+import { runBatch, statement } from "../persons/d1";
 
 export interface CohortInput {
   name?: string;
@@ -49,8 +50,8 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
  * Every cohort write goes through here: the cohort row, its static members and the activity entry
  * are written in one batch, then `onCohortsChanged` lets dependants (the flags' KV cache) refresh.
  */
-async function commit(ctx: WriteContext, statements: Parameters<Db["batch"]>[0]) {
-  await ctx.db.batch(statements);
+async function commit(ctx: WriteContext, statements: Parameters<typeof runBatch>[1]) {
+  await runBatch(ctx.db, statements);
   await onCohortsChanged(ctx.env, ctx.db, ctx.projectId);
 }
 
@@ -62,17 +63,15 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
   const draft = { id: -1, projectId: ctx.projectId, name: input.name ?? "", description: input.description ?? "", filters, isStatic } as CohortRow;
   await validateDefinition(ctx.db, ctx.projectId, draft);
   const now = new Date().toISOString();
-  const [inserted] = await ctx.db.batch([
-    ctx.db
-      .insert(cohorts)
-      .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
-      .returning(),
-  ]);
-  const row = inserted[0];
+  const row = await ctx.db
+    .insert(cohorts)
+    .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
+    .returning()
+    .get();
   await commit(ctx, [
     ...memberStatements(ctx.db, ctx.projectId, row.id, input),
     activityEntry(ctx.db, { projectId: ctx.projectId, scope: "Cohort", itemId: row.id, activity: "created", principal: ctx.principal, name: row.name }),
-  ] as never);
+  ]);
   return row;
 }
 
@@ -108,7 +107,7 @@ export async function updateCohort(ctx: WriteContext, id: number, input: CohortI
       name: next.name,
       changes,
     }),
-  ] as never);
+  ]);
   return { ...next, version };
 }
 
@@ -116,19 +115,19 @@ export const deleteCohort = (ctx: WriteContext, id: number) => updateCohort(ctx,
 
 /** Adds static members by integer id, uuid or distinct id (unknown ones are ignored, as PostHog does). */
 function memberStatements(db: Db, projectId: number, cohortId: number, input: CohortInput) {
-  const out = [];
+  const out: Parameters<typeof runBatch>[1] = [];
   const ids = (input.personIds ?? []).filter((v) => /^\d+$/.test(String(v))).map(Number);
   const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());
   if (ids.length || uuids.length) {
     out.push(
-      db.run(sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
         SELECT ${cohortId}, p.id FROM persons p WHERE p.project_id = ${projectId}
           AND (p.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR p.uuid IN (SELECT value FROM json_each(${JSON.stringify(uuids)})))`),
     );
   }
   if (input.distinctIds?.length) {
     out.push(
-      db.run(sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
         SELECT DISTINCT ${cohortId}, d.person_id FROM person_distinct_ids d
         WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(input.distinctIds)}))`),
     );
@@ -149,10 +148,10 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
 export async function memberCounts(db: Db, projectId: number, rows: CohortRow[]): Promise<Map<number, number>> {
   if (!rows.length) return new Map();
   const member = await cohortMembershipSql(db, projectId);
-  const counts = await db.batch(
-    rows.map((r) => db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(r.id, sql`persons.id`)}`)) as never,
+  const results = await db.$client.batch<{ n: number }>(
+    rows.map((r) => statement(db, sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(r.id, sql`persons.id`)}`)),
   );
-  return new Map(rows.map((r, i) => [r.id, (counts as unknown as { n: number }[])[i]?.n ?? 0]));
+  return new Map(rows.map((r, i) => [r.id, results[i].results[0]?.n ?? 0]));
 }
 
 /** Ids of the live cohorts the person belongs to now. */
@@ -160,8 +159,8 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
   const live = await liveCohorts(db, projectId);
   if (!live.length) return [];
   const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
-  const hits = await db.batch(live.map((c) => db.get<{ n: number }>(sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)) as never);
-  return live.filter((_, i) => (hits as unknown as ({ n: number } | undefined)[])[i]?.n);
+  const hits = await db.$client.batch<{ n: number }>(live.map((c) => statement(db, sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)));
+  return live.filter((_, i) => hits[i].results[0]?.n);
 }
 
 export async function cohortMemberIds(db: Db, projectId: number, cohortId: number, page: Page) {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityEntry } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
+import { runBatch } from "./d1";
 import { chunkJson } from "./ingest/write";
 import type { PersonRow } from "./lookup";
 
@@ -19,20 +20,28 @@ export interface DeleteOptions {
  */
 export async function deletePersons(db: Db, projectId: number, people: PersonRow[], options: DeleteOptions, principal: Principal) {
   if (!people.length) return;
-  const statements = [];
+  const statements: Parameters<typeof runBatch>[1] = [];
   for (const chunk of chunkJson(people.map((p) => p.id))) {
     const ids = sql`(SELECT value FROM json_each(${chunk}))`;
     if (options.deleteEvents) {
-      statements.push(db.run(sql`DELETE FROM events WHERE project_id = ${projectId} AND person_id IN ${ids} AND created_at < ${options.before}`));
+      statements.push((sql`DELETE FROM events WHERE project_id = ${projectId} AND person_id IN ${ids} AND created_at < ${options.before}`));
     }
-    if (!options.keepPerson) statements.push(db.run(sql`DELETE FROM persons WHERE project_id = ${projectId} AND id IN ${ids}`));
+    if (!options.keepPerson) {
+      // Dependent rows are deleted explicitly rather than trusting ON DELETE CASCADE (foreign keys may be off).
+      statements.push(
+        sql`DELETE FROM person_distinct_ids WHERE project_id = ${projectId} AND person_id IN ${ids}`,
+        sql`DELETE FROM cohort_people WHERE person_id IN ${ids}`,
+        sql`DELETE FROM flag_hash_key_overrides WHERE project_id = ${projectId} AND person_id IN ${ids}`,
+        sql`DELETE FROM persons WHERE project_id = ${projectId} AND id IN ${ids}`,
+      );
+    }
   }
   if (!options.keepPerson) {
     for (const p of people) {
       statements.push(activityEntry(db, { projectId, scope: "Person", itemId: p.id, activity: "deleted", principal, name: p.uuid }));
     }
   }
-  if (statements.length) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  await runBatch(db, statements);
 }
 
 /** bulk_delete's persons: by uuid or integer id (`ids`), or by distinct id. */

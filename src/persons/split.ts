@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { activityEntry } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { validationError } from "../lib/errors";
+import { runBatch } from "./d1";
 import type { PersonWithIds } from "./serialize";
 
 export interface SplitInput {
@@ -36,18 +37,18 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
 
   const rows = JSON.stringify(moving.map((d) => ({ d, u: crypto.randomUUID() })));
   const now = new Date().toISOString();
-  await db.batch([
-    db.run(sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
+  await runBatch(db, [
+    (sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
       SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${person.version + 1} FROM json_each(${rows}) j`),
-    db.run(sql`UPDATE person_distinct_ids SET person_id = p.id, version = person_distinct_ids.version + 1
+    (sql`UPDATE person_distinct_ids SET person_id = p.id, version = person_distinct_ids.version + 1
       FROM json_each(${rows}) j JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value ->> '$.u'
       WHERE person_distinct_ids.project_id = ${projectId} AND person_distinct_ids.distinct_id = j.value ->> '$.d'`),
     // Each past event follows its distinct id to the person that id now belongs to.
-    db.run(sql`UPDATE events SET person_id = COALESCE(
+    (sql`UPDATE events SET person_id = COALESCE(
         (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = events.project_id AND d.distinct_id = events.distinct_id),
         events.person_id)
       WHERE project_id = ${projectId} AND person_id = ${person.id}`),
-    db.run(sql`UPDATE persons SET version = version + 1 WHERE id = ${person.id}`),
+    (sql`UPDATE persons SET version = version + 1 WHERE id = ${person.id}`),
     activityEntry(db, {
       projectId,
       scope: "Person",

@@ -6,7 +6,7 @@ import { loadIngestState, personUuidFor } from "./state";
 import { ingestStatements } from "./write";
 
 /** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 40;
 
 /**
  * Stores events and applies their person processing: one read round trip, then one `db.batch`
@@ -30,7 +30,7 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
         if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");
         throw err;
       }
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
     }
   }
 }

@@ -128,6 +128,9 @@ export function mergeStatements(d1: D1Database, projectId: number, sourceUuid: s
        SELECT project_id, ${dst}, feature_flag_key, hash_key FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id = ${src}`,
     ),
     stmt(`UPDATE events SET person_id = ${dst} WHERE project_id = ?1 AND person_id = ${src}`),
+    // Explicit rather than ON DELETE CASCADE, which depends on foreign keys being enforced.
+    d1.prepare(`DELETE FROM cohort_people WHERE person_id = ${src}`).bind(projectId, sourceUuid),
+    d1.prepare(`DELETE FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id = ${src}`).bind(projectId, sourceUuid),
     d1.prepare(`DELETE FROM persons WHERE project_id = ?1 AND uuid = ?2`).bind(projectId, sourceUuid),
   ];
 }
