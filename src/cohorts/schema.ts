@@ -48,5 +48,5 @@ export const UpdateCohortBody = z.object({
 });
 
 export const CohortParams = ProjectParams.extend({
-  id: z.coerce.number().int().openapi({ param: { name: "id", in: "path" }, example: 1 }),
+  id: z.coerce.number().int().positive().openapi({ param: { name: "id", in: "path", required: true }, example: 1 }),
 });
