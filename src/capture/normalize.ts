@@ -48,8 +48,9 @@ export function normalizeCapture(payload: unknown, query: URLSearchParams, form:
   let token: string | null = stringOf(envelope.api_key) ?? stringOf(envelope.token) ?? null;
   items.forEach((item, index) => {
     if (!isObject(item)) return rejected.push({ index, reason: "The event is not an object." });
-    const properties = item.properties === undefined || item.properties === null ? {} : item.properties;
-    if (!isObject(properties)) return rejected.push({ index, reason: "`properties` must be an object." });
+    const raw = item.properties === undefined || item.properties === null ? {} : item.properties;
+    if (!isObject(raw)) return rejected.push({ index, reason: "`properties` must be an object." });
+    const properties = withTopLevelPersonUpdates(item, raw);
     token ??= stringOf(item.api_key) ?? stringOf(item.token) ?? stringOf(properties.token) ?? null;
     const event = item.event;
     if (typeof event !== "string" || !event.length) return rejected.push({ index, reason: "The event has no `event` name." });
@@ -62,6 +63,16 @@ export function normalizeCapture(payload: unknown, query: URLSearchParams, form:
   });
   token ??= query.get("api_key") ?? query.get("token") ?? form?.get("api_key") ?? form?.get("token") ?? null;
   return { token, events, rejected };
+}
+
+/** Older SDKs send `$set` / `$set_once` beside `properties`; PostHog folds them into the properties. */
+function withTopLevelPersonUpdates(item: Raw, properties: Raw): Raw {
+  if (!isObject(item.$set) && !isObject(item.$set_once)) return properties;
+  const out = { ...properties };
+  for (const key of ["$set", "$set_once"] as const) {
+    if (isObject(item[key])) out[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...item[key] };
+  }
+  return out;
 }
 
 function distinctIdOf(item: Raw, properties: Raw): string | undefined {

@@ -137,3 +137,27 @@ describe("person processing", () => {
     expect(count?.n).toBe(5);
   });
 });
+
+describe("person processing edge cases", () => {
+  it("folds a top-level $set / $set_once (older SDKs) into the properties", async () => {
+    await send({ event: "$identify", distinct_id: "top", $set: { a: 1 }, $set_once: { b: 2 }, properties: { $set: { c: 3 } } });
+    expect((await personOf("top"))?.properties).toEqual({ a: 1, b: 2, c: 3 });
+  });
+
+  it("recreates a person for an id whose derived uuid is still held by a split-off person's origin", async () => {
+    await send({ event: "v", distinct_id: "orig-a" });
+    await send({ event: "$identify", distinct_id: "orig-u", properties: { $anon_distinct_id: "orig-a" } });
+    const held = await personOf("orig-u");
+    // Move orig-a off the person that was created for it, then delete orig-a's new person.
+    await env.DB.prepare("UPDATE person_distinct_ids SET person_id = (SELECT id FROM persons WHERE uuid = ?) WHERE distinct_id = 'orig-a'")
+      .bind(held!.uuid)
+      .run();
+    await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, '{}')").bind(project.id, crypto.randomUUID()).run();
+    await env.DB.prepare("UPDATE person_distinct_ids SET person_id = last_insert_rowid() WHERE distinct_id = 'orig-a'").run();
+    await env.DB.prepare("DELETE FROM person_distinct_ids WHERE distinct_id = 'orig-a'").run();
+    await send({ event: "v", distinct_id: "orig-a" });
+    const again = await personOf("orig-a");
+    expect(again).toBeDefined();
+    expect(again?.id).not.toBe(held?.id);
+  });
+});

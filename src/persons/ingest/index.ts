@@ -19,7 +19,10 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
   const needGroups = events.some((e) => e.event === "$groupidentify");
   for (let attempt = 1; ; attempt++) {
     const state = await loadIngestState(db, projectId, ids, needGroups);
-    const missing = ids.filter((id) => !state.loaded.has(id));
+    // Derived uuids make two requests creating the same person collide (and retry, then find it).
+    // Retries past the second fall back to random uuids, in case a derived uuid is held by another
+    // person (one that kept it after a split).
+    const missing = attempt <= 2 ? ids.filter((id) => !state.loaded.has(id)) : [];
     const uuids = new Map(await Promise.all(missing.map(async (id) => [id, await personUuidFor(projectId, id)] as const)));
     const plan = planIngest(state, events, uuids);
     try {
