@@ -11,6 +11,7 @@ import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge
 import { pathMatcher } from "./lib/method-not-allowed";
 import { createRouter, type Router } from "./lib/route";
 import { personActionRoutes } from "./persons/action-routes";
+import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 
@@ -71,6 +72,7 @@ export function createApp() {
   mountProjectScoped(app, projectRoutes, "projects");
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
+  mountProjectScoped(app, personInfoRoutes, "environments");
   mountProjectScoped(app, personActionRoutes, "environments");
   mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);
