@@ -47,8 +47,9 @@ export async function deletePersons(db: Db, projectId: number, people: PersonRow
 /** bulk_delete's persons: by uuid or integer id (`ids`), or by distinct id. */
 export async function findPersonsForBulkDelete(db: Db, projectId: number, by: { ids?: (string | number)[]; distinctIds?: string[] }) {
   if (by.distinctIds) {
-    return db.all<PersonRow>(sql`SELECT DISTINCT p.id, p.uuid FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
-      WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(by.distinctIds)}))`);
+    return db.all<PersonRow>(sql`SELECT DISTINCT p.id, p.uuid FROM json_each(${JSON.stringify(by.distinctIds)}) j
+      CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value
+      CROSS JOIN persons p ON p.id = d.person_id`);
   }
   const keys = (by.ids ?? []).map(String);
   return db.all<PersonRow>(sql`SELECT id, uuid FROM persons WHERE project_id = ${projectId}

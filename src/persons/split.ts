@@ -40,9 +40,10 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
   await runBatch(db, [
     (sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
       SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${person.version + 1} FROM json_each(${rows}) j`),
-    (sql`UPDATE person_distinct_ids SET person_id = p.id, version = person_distinct_ids.version + 1
-      FROM json_each(${rows}) j JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value ->> '$.u'
-      WHERE person_distinct_ids.project_id = ${projectId} AND person_distinct_ids.distinct_id = j.value ->> '$.d'`),
+    (sql`WITH j AS MATERIALIZED (SELECT value ->> '$.d' AS d, value ->> '$.u' AS u FROM json_each(${rows}))
+      UPDATE person_distinct_ids SET version = version + 1,
+        person_id = (SELECT p.id FROM j CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.u WHERE j.d = person_distinct_ids.distinct_id)
+      WHERE project_id = ${projectId} AND distinct_id IN (SELECT d FROM j)`),
     // Each past event follows its distinct id to the person that id now belongs to.
     (sql`UPDATE events SET person_id = COALESCE(
         (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = events.project_id AND d.distinct_id = events.distinct_id),

@@ -161,3 +161,30 @@ describe("person processing edge cases", () => {
     expect(again?.id).not.toBe(held?.id);
   });
 });
+
+describe("merges in bulk", () => {
+  it("collapses chains of merges within one batch onto the final person", async () => {
+    await send({ event: "v", distinct_id: "ch1" }, { event: "v", distinct_id: "ch2" }, { event: "v", distinct_id: "ch3" });
+    const third = await personOf("ch3");
+    await send(
+      { event: "$merge_dangerously", distinct_id: "ch2", properties: { alias: "ch1" } },
+      { event: "$merge_dangerously", distinct_id: "ch3", properties: { alias: "ch2" } },
+    );
+    const merged = await personOf("ch1");
+    expect(merged?.id).toBe(third?.id);
+    expect(merged?.distinct_ids.sort()).toEqual(["ch1", "ch2", "ch3"]);
+    for (const id of ["ch1", "ch2", "ch3"]) expect(new Set(await eventPersons(id))).toEqual(new Set([third?.id]));
+  });
+
+  it("applies hundreds of merges in one request", async () => {
+    const n = 300;
+    await send(...Array.from({ length: n }, (_, i) => ({ event: "v", distinct_id: `many-anon-${i}`, properties: { $set: { i } } })));
+    await send(...Array.from({ length: n }, (_, i) => ({ event: "v", distinct_id: `many-user-${i}` })));
+    await send(...Array.from({ length: n }, (_, i) => ({ event: "$identify", distinct_id: `many-user-${i}`, properties: { $anon_distinct_id: `many-anon-${i}` } })));
+    const sample = await personOf("many-anon-123");
+    expect(sample?.distinct_ids.sort()).toEqual(["many-anon-123", "many-user-123"]);
+    expect(sample?.properties).toEqual({ i: 123 });
+    const persons = await env.DB.prepare("SELECT count(DISTINCT person_id) AS n FROM person_distinct_ids WHERE project_id = ? AND distinct_id LIKE 'many-%'").bind(project.id).first<{ n: number }>();
+    expect(persons?.n).toBe(n);
+  });
+});

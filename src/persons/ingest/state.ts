@@ -42,8 +42,8 @@ export async function loadIngestState(db: Db, projectId: number, distinctIds: st
       .prepare(
         `SELECT d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
          FROM json_each(?2) j
-         JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value
-         JOIN persons p ON p.id = d.person_id`,
+         CROSS JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value
+         CROSS JOIN persons p ON p.id = d.person_id`,
       )
       .bind(projectId, JSON.stringify(distinctIds)),
   ];

@@ -1,5 +1,6 @@
 import type { CapturedEvent } from "../../capture/normalize";
 import type { IngestPlan } from "./process";
+import type { PersonDraft } from "./state";
 
 /**
  * Rows travel to D1 as one JSON array per statement (read back with `json_each`), so a statement
@@ -26,6 +27,11 @@ export function chunkJson(rows: unknown[]): string[] {
   return chunks;
 }
 
+const finalPerson = (p: PersonDraft) => {
+  while (p.mergedInto) p = p.mergedInto;
+  return p;
+};
+
 const PERSON_ID = (ref: string) => `(SELECT id FROM persons WHERE project_id = ?1 AND uuid = ${ref})`;
 
 /**
@@ -41,8 +47,9 @@ export function ingestStatements(d1: D1Database, projectId: number, plan: Ingest
 
   if (plan.touched.length) {
     each(
-      `UPDATE persons SET version = CASE WHEN persons.version = j.value ->> '$.v' THEN persons.version ELSE NULL END
-       FROM json_each(?2) j WHERE persons.project_id = ?1 AND persons.id = j.value ->> '$.id'`,
+      `WITH j AS MATERIALIZED (SELECT value ->> '$.id' AS id, value ->> '$.v' AS v FROM json_each(?2))
+       UPDATE persons SET version = CASE WHEN version = (SELECT v FROM j WHERE j.id = persons.id) THEN version ELSE NULL END
+       WHERE project_id = ?1 AND id IN (SELECT id FROM j)`,
       plan.touched.map((p) => ({ id: p.id, v: p.loadedVersion })),
     );
   }
@@ -53,7 +60,7 @@ export function ingestStatements(d1: D1Database, projectId: number, plan: Ingest
       plan.created.map((p) => ({ u: p.uuid, p: p.properties, i: p.isIdentified ? 1 : 0, c: p.createdAt })),
     );
   }
-  for (const { source, target } of plan.merges) out.push(...mergeStatements(d1, projectId, source.uuid, target.uuid));
+  out.push(...mergeStatements(d1, projectId, plan.merges.map((m) => ({ source: m.source.uuid, target: finalPerson(m.target).uuid }))));
   if (plan.links.length) {
     each(
       `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id)
@@ -62,10 +69,12 @@ export function ingestStatements(d1: D1Database, projectId: number, plan: Ingest
     );
   }
   if (plan.updated.length) {
+    const col = (name: string) => `(SELECT ${name} FROM j WHERE j.u = persons.uuid)`;
     each(
-      `UPDATE persons SET properties = j.value -> '$.p', is_identified = j.value ->> '$.i', created_at = j.value ->> '$.c',
-         version = j.value ->> '$.v'
-       FROM json_each(?2) j WHERE persons.project_id = ?1 AND persons.uuid = j.value ->> '$.u'`,
+      `WITH j AS MATERIALIZED (SELECT value ->> '$.u' AS u, value -> '$.p' AS p, value ->> '$.i' AS i, value ->> '$.c' AS c,
+         value ->> '$.v' AS v FROM json_each(?2))
+       UPDATE persons SET properties = ${col("p")}, is_identified = ${col("i")}, created_at = ${col("c")}, version = ${col("v")}
+       WHERE project_id = ?1 AND uuid IN (SELECT u FROM j)`,
       plan.updated.map((p) => ({
         u: p.uuid,
         p: p.properties,
@@ -113,24 +122,34 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
 }
 
 /**
- * Moves everything of `source` onto `target` and deletes `source`: distinct ids, static cohort
- * memberships, flag hash-key overrides (the target's own win), and the person of past events.
+ * Moves everything of each merged-away person onto the person it finally merged into, set-wise (a
+ * fixed number of statements however many merges): distinct ids, static cohort memberships, flag
+ * hash-key overrides (the target's own win) and the person of past events; then deletes the sources.
  */
-export function mergeStatements(d1: D1Database, projectId: number, sourceUuid: string, targetUuid: string): D1PreparedStatement[] {
-  const src = PERSON_ID("?2");
-  const dst = PERSON_ID("?3");
-  const stmt = (sql: string) => d1.prepare(sql).bind(projectId, sourceUuid, targetUuid);
-  return [
-    stmt(`UPDATE person_distinct_ids SET person_id = ${dst} WHERE project_id = ?1 AND person_id = ${src}`),
-    stmt(`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id) SELECT cohort_id, ${dst} FROM cohort_people WHERE person_id = ${src}`),
-    stmt(
-      `INSERT OR IGNORE INTO flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
-       SELECT project_id, ${dst}, feature_flag_key, hash_key FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id = ${src}`,
-    ),
-    stmt(`UPDATE events SET person_id = ${dst} WHERE project_id = ?1 AND person_id = ${src}`),
+export function mergeStatements(d1: D1Database, projectId: number, pairs: { source: string; target: string }[]): D1PreparedStatement[] {
+  if (!pairs.length) return [];
+  // The pairs are materialized once as (sid, tid); every statement then walks indexes from them.
+  // (UPDATE ... FROM json_each lets SQLite scan the whole target table per pair.)
+  // CROSS JOIN pins json_each as the outer loop: otherwise SQLite may scan persons and re-read the JSON per row.
+  const m = `WITH m AS MATERIALIZED (SELECT s.id AS sid, t.id AS tid FROM json_each(?2) j
+    CROSS JOIN persons s ON s.project_id = ?1 AND s.uuid = j.value ->> '$.s'
+    CROSS JOIN persons t ON t.project_id = ?1 AND t.uuid = j.value ->> '$.t')`;
+  const sqls = [
+    `${m} UPDATE person_distinct_ids SET person_id = (SELECT tid FROM m WHERE m.sid = person_distinct_ids.person_id)
+     WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
+    `${m} INSERT OR IGNORE INTO cohort_people (cohort_id, person_id) SELECT cp.cohort_id, m.tid FROM m CROSS JOIN cohort_people cp ON cp.person_id = m.sid`,
+    `${m} INSERT OR IGNORE INTO flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+     SELECT o.project_id, m.tid, o.feature_flag_key, o.hash_key FROM m CROSS JOIN flag_hash_key_overrides o ON o.project_id = ?1 AND o.person_id = m.sid`,
+    `${m} UPDATE events SET person_id = (SELECT tid FROM m WHERE m.sid = events.person_id)
+     WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
     // Explicit rather than ON DELETE CASCADE, which depends on foreign keys being enforced.
-    d1.prepare(`DELETE FROM cohort_people WHERE person_id = ${src}`).bind(projectId, sourceUuid),
-    d1.prepare(`DELETE FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id = ${src}`).bind(projectId, sourceUuid),
-    d1.prepare(`DELETE FROM persons WHERE project_id = ?1 AND uuid = ?2`).bind(projectId, sourceUuid),
+    `${m} DELETE FROM cohort_people WHERE person_id IN (SELECT sid FROM m)`,
+    `${m} DELETE FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
+    `${m} DELETE FROM persons WHERE project_id = ?1 AND id IN (SELECT sid FROM m)`,
   ];
+  const out: D1PreparedStatement[] = [];
+  for (const chunk of chunkJson(pairs.map((p) => ({ s: p.source, t: p.target })))) {
+    for (const sql of sqls) out.push(d1.prepare(sql).bind(projectId, chunk));
+  }
+  return out;
 }
