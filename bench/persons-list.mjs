@@ -40,7 +40,9 @@ try {
     { title: "persons list, distinct_id", url: `${base}?distinct_id=user-77777`, headers },
   ];
   const results = [];
-  for (const run of runs) results.push(await load({ ...run, connections: 4 }));
+  // One connection gives the latency of a single request; four show it under concurrent load.
+  for (const run of runs) results.push(await load({ ...run, title: `${run.title}, 1 connection`, connections: 1, duration: 5 }));
+  for (const run of runs) results.push(await load({ ...run, title: `${run.title}, 4 connections`, connections: 4 }));
   console.log(JSON.stringify({ machine: machine(), persons, seedSeconds, results }, null, 2));
 } finally {
   await worker.stop();

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { personDistinctIds, persons } from "../db/schema";
+import { persons } from "../db/schema";
 import { validationError } from "../lib/errors";
 import type { Page } from "../lib/pagination";
 import { filterSql, PERSONS_TARGET, type FilterGroup } from "./filters";
@@ -29,7 +29,7 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
     conditions.push(sql`(json_extract(${persons.properties}, '$.email') LIKE ${like} ESCAPE '\\'
       OR json_extract(${persons.properties}, '$.name') LIKE ${like} ESCAPE '\\'
       OR ${persons.uuid} LIKE ${like} ESCAPE '\\'
-      OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND d.distinct_id LIKE ${like} ESCAPE '\\'))`);
+      OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id LIKE ${like} ESCAPE '\\'))`);
   }
   if (query.filter) conditions.push(await filterSql(db, projectId, query.filter, PERSONS_TARGET));
   const where = and(...conditions);
@@ -43,11 +43,12 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
 /** Attaches each person's distinct ids (insertion order) in one query. */
 export async function withDistinctIds(db: Db, rows: PersonRow[]): Promise<PersonWithIds[]> {
   if (!rows.length) return [];
-  const links = await db
-    .select({ personId: personDistinctIds.personId, distinctId: personDistinctIds.distinctId })
-    .from(personDistinctIds)
-    .where(sql`${personDistinctIds.personId} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.id))}))`)
-    .orderBy(sql`rowid`);
+  // json_each drives the join (CROSS JOIN keeps it outer), so only these persons' rows are read.
+  const links = await db.all<{ personId: number; distinctId: string }>(sql`
+    SELECT d.person_id AS personId, d.distinct_id AS distinctId
+    FROM json_each(${JSON.stringify(rows.map((r) => r.id))}) j
+    CROSS JOIN person_distinct_ids d ON d.person_id = j.value
+    ORDER BY d.rowid`);
   const byPerson = new Map<number, string[]>();
   for (const l of links) byPerson.set(l.personId, [...(byPerson.get(l.personId) ?? []), l.distinctId]);
   return rows.map((r) => ({ ...r, distinctIds: byPerson.get(r.id) ?? [] }));
