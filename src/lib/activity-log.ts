@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityLog } from "../db/schema";
 import { actorOf, type Principal } from "./auth/principal";
@@ -52,6 +52,18 @@ function values(input: ActivityInput) {
 
 /** The insert for one entry, to put in the same `db.batch` as the change it records. */
 export const activityEntry = (db: Db, input: ActivityInput) => db.insert(activityLog).values(values(input));
+
+/**
+ * One INSERT for any number of entries (rows travel as one JSON value), for batches that record
+ * many changes at once (bulk deletion) without one statement per entry.
+ */
+export function activityEntries(inputs: ActivityInput[]): SQL {
+  const rows = inputs.map(values).map((v) => ({ ...v, actor: JSON.stringify(v.actor), detail: JSON.stringify(v.detail) }));
+  return sql`INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
+    SELECT j.value ->> '$.id', j.value ->> '$.projectId', j.value ->> '$.scope', j.value ->> '$.itemId', j.value ->> '$.activity',
+      j.value ->> '$.actor', j.value ->> '$.detail', j.value ->> '$.createdAt'
+    FROM json_each(${JSON.stringify(rows)}) j`;
+}
 
 export async function logActivity(db: Db, ...inputs: ActivityInput[]): Promise<void> {
   for (let i = 0; i < inputs.length; i += 10) {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { activityEntry } from "../lib/activity-log";
+import { activityEntries } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { runBatch } from "./d1";
 import { chunkJson } from "./ingest/write";
@@ -37,9 +37,7 @@ export async function deletePersons(db: Db, projectId: number, people: PersonRow
     }
   }
   if (!options.keepPerson) {
-    for (const p of people) {
-      statements.push(activityEntry(db, { projectId, scope: "Person", itemId: p.id, activity: "deleted", principal, name: p.uuid }));
-    }
+    statements.push(activityEntries(people.map((p) => ({ projectId, scope: "Person" as const, itemId: p.id, activity: "deleted", principal, name: p.uuid }))));
   }
   await runBatch(db, statements);
 }

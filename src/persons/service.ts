@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { validationError } from "../lib/errors";
@@ -80,6 +80,10 @@ export async function getPerson(db: Db, projectId: number, key: string): Promise
 
 export async function getPersonsByIds(db: Db, projectId: number, ids: number[]): Promise<PersonWithIds[]> {
   if (!ids.length) return [];
-  const rows = await db.select().from(persons).where(and(eq(persons.projectId, projectId), inArray(persons.id, ids)));
+  // One JSON value rather than one bound parameter per id (D1 allows 100 per statement).
+  const rows = await db
+    .select()
+    .from(persons)
+    .where(and(eq(persons.projectId, projectId), sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`));
   return withDistinctIds(db, rows);
 }

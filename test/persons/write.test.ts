@@ -199,3 +199,22 @@ describe("properties timeline", () => {
     expect(none.json.points[0].relevant_event_count).toBe(4);
   });
 });
+
+describe("bulk work beyond D1's per-statement parameter limit", () => {
+  it("bulk-deletes 1000 persons in one call with one activity entry each", async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `many-${i}`);
+    await capture(project.api_token, ids.map((distinct_id) => ({ event: "v", distinct_id })));
+    const cohort = await call(`/api/projects/${project.id}/cohorts/`, { method: "POST", body: { name: "many", is_static: true, distinct_ids: ids } });
+    expect(cohort.json.count).toBe(1000);
+    const members = await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/persons/?limit=1000`);
+    expect(members.json.results).toHaveLength(1000);
+    const res = await call(path("bulk_delete/"), { method: "POST", body: { distinct_ids: ids } });
+    expect(res.json).toMatchObject({ persons_found: 1000, persons_deleted: 1000 });
+    const entries = await env.DB.prepare("SELECT count(*) AS n FROM activity_log WHERE project_id = ? AND scope = 'Person' AND activity = 'deleted'").bind(project.id).first<{ n: number }>();
+    expect(entries!.n).toBeGreaterThanOrEqual(1000);
+    expect((await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/`)).json.count).toBe(0);
+    const log = await call(path("activity/?limit=1"));
+    expect(log.json.results[0].user).toEqual({ first_name: "root", email: null });
+    expect(log.json.results[0].detail.name).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
