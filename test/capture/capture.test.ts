@@ -160,5 +160,8 @@ describe("capture", () => {
     const res = await post("/batch/", JSON.stringify({ api_key: project.api_token, batch }));
     expect(res.status).toBe(200);
     expect(await eventsOf("big")).toHaveLength(800);
+    const tooBig = await post("/batch", JSON.stringify({ api_key: project.api_token, batch: [{ event: "huge", distinct_id: "huge", properties: { x: "y".repeat(21 * 1024 * 1024) } }] }));
+    expect(tooBig.status).toBe(413);
+    expect(await eventsOf("huge")).toHaveLength(0);
   });
 });
