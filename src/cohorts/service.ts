@@ -1,8 +1,8 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { cohorts } from "../db/schema";
 import type { Env } from "../env";
-import { activityEntry } from "../lib/activity-log";
+import { activityEntries, activityEntry } from "../lib/activity-log";
 import { actorOf, type Principal } from "../lib/auth/principal";
 import { notFound, validationError } from "../lib/errors";
 import type { Page } from "../lib/pagination";
@@ -10,7 +10,7 @@ import { cohortFilterGroup } from "./definition";
 import { onCohortsChanged } from "./events";
 import { cohortMembershipSql, membershipOver } from "./membership";
 import { getCohort, liveCohorts, type CohortRow } from "./reads";
-import { runBatch, statement } from "../persons/d1";
+import { type runBatch, statement } from "../persons/d1";
 
 export interface CohortInput {
   name?: string;
@@ -51,8 +51,9 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
  * are written in one batch, then `onCohortsChanged` lets dependants (the flags' KV cache) refresh.
  */
 async function commit(ctx: WriteContext, statements: Parameters<typeof runBatch>[1]) {
-  await runBatch(ctx.db, statements);
+  const results = await ctx.db.$client.batch(statements.map((q) => statement(ctx.db, q)));
   await onCohortsChanged(ctx.env, ctx.db, ctx.projectId);
+  return results;
 }
 
 export async function createCohort(ctx: WriteContext, input: CohortInput): Promise<CohortRow> {
@@ -63,16 +64,18 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
   const draft = { id: -1, projectId: ctx.projectId, name: input.name ?? "", description: input.description ?? "", filters, isStatic } as CohortRow;
   await validateDefinition(ctx.db, ctx.projectId, draft);
   const now = new Date().toISOString();
-  const row = await ctx.db
-    .insert(cohorts)
-    .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
-    .returning()
-    .get();
-  await commit(ctx, [
-    ...memberStatements(ctx.db, ctx.projectId, row.id, input),
-    activityEntry(ctx.db, { projectId: ctx.projectId, scope: "Cohort", itemId: row.id, activity: "created", principal: ctx.principal, name: row.name }),
+  // Cohort, members and activity entry in one transaction; within it the new cohort is the project's highest id.
+  const newId = sql`(SELECT max(id) FROM cohorts WHERE project_id = ${ctx.projectId})`;
+  const results = await commit(ctx, [
+    ctx.db
+      .insert(cohorts)
+      .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
+      .returning({ id: cohorts.id }),
+    ...memberStatements(ctx.db, ctx.projectId, newId, input),
+    activityEntries([{ projectId: ctx.projectId, scope: "Cohort", itemId: 0, activity: "created", principal: ctx.principal, name: draft.name }], newId),
   ]);
-  return row;
+  const id = (results[0].results[0] as { id: number }).id;
+  return (await getCohort(ctx.db, ctx.projectId, id))!;
 }
 
 export async function updateCohort(ctx: WriteContext, id: number, input: CohortInput): Promise<CohortRow> {
@@ -114,7 +117,7 @@ export async function updateCohort(ctx: WriteContext, id: number, input: CohortI
 export const deleteCohort = (ctx: WriteContext, id: number) => updateCohort(ctx, id, { deleted: true });
 
 /** Adds static members by integer id, uuid or distinct id (unknown ones are ignored, as PostHog does). */
-function memberStatements(db: Db, projectId: number, cohortId: number, input: CohortInput) {
+function memberStatements(db: Db, projectId: number, cohortId: number | SQL, input: CohortInput) {
   const out: Parameters<typeof runBatch>[1] = [];
   const ids = (input.personIds ?? []).filter((v) => /^\d+$/.test(String(v))).map(Number);
   const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());

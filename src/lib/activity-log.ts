@@ -57,10 +57,12 @@ export const activityEntry = (db: Db, input: ActivityInput) => db.insert(activit
  * One INSERT for any number of entries (rows travel as one JSON value), for batches that record
  * many changes at once (bulk deletion) without one statement per entry.
  */
-export function activityEntries(inputs: ActivityInput[]): SQL {
+export function activityEntries(inputs: ActivityInput[], itemIdSql?: SQL): SQL {
   const rows = inputs.map(values).map((v) => ({ ...v, actor: JSON.stringify(v.actor), detail: JSON.stringify(v.detail) }));
+  // `itemIdSql` stands in for the item id when it is only known inside the batch (a row inserted just before).
+  const itemId = itemIdSql ? sql`CAST(${itemIdSql} AS TEXT)` : sql`j.value ->> '$.itemId'`;
   return sql`INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
-    SELECT j.value ->> '$.id', j.value ->> '$.projectId', j.value ->> '$.scope', j.value ->> '$.itemId', j.value ->> '$.activity',
+    SELECT j.value ->> '$.id', j.value ->> '$.projectId', j.value ->> '$.scope', ${itemId}, j.value ->> '$.activity',
       j.value ->> '$.actor', j.value ->> '$.detail', j.value ->> '$.createdAt'
     FROM json_each(${JSON.stringify(rows)}) j`;
 }
