@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { validationError } from "../lib/errors";
 import { compileFilterGroup, type CohortSql } from "../persons/filters/compile";
@@ -38,4 +38,3 @@ export function membershipOver(projectId: number, cohorts: Map<number, CohortRow
   return member;
 }
 
-export type { SQL };
