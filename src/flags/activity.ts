@@ -1,13 +1,12 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { activityLog } from "../db/schema";
-import type { Principal } from "../lib/auth/principal";
-import { actorOf } from "../lib/auth/principal";
+import { actorOf, type Principal } from "../lib/auth/principal";
 import { nowIso } from "../lib/time";
 
 /**
- * Flag entries of the shared activity log (PostHog's `scope: "FeatureFlag"`). The persons area
- * writes the same table; the SQL for flag entries stays here.
+ * Writing flag entries of the shared activity log (PostHog's `scope: "FeatureFlag"`; read through
+ * src/lib/activity-log.ts `activityPage`). Flag writes need an entry that is inserted only when
+ * the conditional UPDATE before it in the same batch changed a row, which the shared
+ * `activityEntry` cannot express, so the statement is built here.
  */
 const SCOPE = "FeatureFlag";
 
@@ -47,35 +46,4 @@ export function flagActivityInsert(
        FROM (SELECT ${item} AS item) WHERE changes() > 0`,
     )
     .bind(crypto.randomUUID(), entry.projectId, SCOPE, entry.activity, JSON.stringify(actorOf(entry.principal)), detail, nowIso(), ...(entry.flagId === "last_insert" ? [] : [String(entry.flagId)]));
-}
-
-/** One page of flag activity, newest first: all flags of the project, or one flag. */
-export async function listFlagActivity(db: Db, projectId: number, flagId: number | undefined, page: { limit: number; page: number }) {
-  const where = and(
-    eq(activityLog.projectId, projectId),
-    eq(activityLog.scope, SCOPE),
-    flagId === undefined ? undefined : eq(activityLog.itemId, String(flagId)),
-  );
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(activityLog)
-      .where(where)
-      .orderBy(desc(activityLog.createdAt), desc(sql`rowid`))
-      .limit(page.limit)
-      .offset((page.page - 1) * page.limit),
-    db.select({ n: count() }).from(activityLog).where(where).get(),
-  ]);
-  return {
-    total: total?.n ?? 0,
-    rows: rows.map((r) => ({
-      id: r.id,
-      user: r.actor,
-      activity: r.activity,
-      scope: r.scope,
-      item_id: r.itemId,
-      detail: r.detail,
-      created_at: r.createdAt,
-    })),
-  };
 }

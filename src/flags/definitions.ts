@@ -7,6 +7,7 @@ import { referencedCohorts, type PropertyGroup } from "./evaluation/cohorts";
 import type { Condition, FlagDefinition } from "./evaluation/types";
 import type { FlagRow } from "./record";
 import { expandCohorts } from "./cohort-expansion";
+import { cohortTree } from "./cohort-tree";
 import { effectiveFilters } from "./status";
 
 /** The local-evaluation payload (flags-api.md §5.7), the same on all three definition routes. */
@@ -95,7 +96,7 @@ export async function buildDefinitions(
   const flags = rows.filter((r) => !r.isRemoteConfiguration).map((r) => minimalFlag(r, byId));
 
   const dynamic = new Map(
-    cohorts.filter((c) => !c.isStatic).map((c) => [c.id, (c.filters?.properties ?? { type: "AND", values: [] }) as PropertyGroup]),
+    cohorts.filter((c) => !c.isStatic).map((c) => [c.id, cohortTree(c.filters)]),
   );
   const used = new Set<number>();
   const pendingRoots = [...referencedCohorts({ values: flags.flatMap((f) => (f.filters.groups ?? []).flatMap((g) => g?.properties ?? [])) })];

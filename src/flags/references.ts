@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { getCohort } from "../cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
+import { cohortTree } from "./cohort-tree";
 import type { FilterReferences } from "./validate";
 
 /** Edges `flag id → ids it depends on`, for the project's live flags. */
@@ -42,7 +43,7 @@ async function cohortIsBehavioral(db: Db, projectId: number, filters: unknown, s
       if (seen.has(id)) return false;
       seen.add(id);
       const nested = await getCohort(db, projectId, id);
-      return !!nested && (await cohortIsBehavioral(db, projectId, nested.filters?.properties, seen));
+      return !!nested && (await cohortIsBehavioral(db, projectId, cohortTree(nested.filters), seen));
     }
     return false;
   };
@@ -54,7 +55,7 @@ export function filterReferences(db: Db, projectId: number): FilterReferences {
     async cohort(id) {
       const cohort = await getCohort(db, projectId, id);
       if (!cohort || cohort.deleted) return undefined;
-      return { name: cohort.name, behavioral: await cohortIsBehavioral(db, projectId, cohort.filters?.properties, new Set([id])) };
+      return { name: cohort.name, behavioral: await cohortIsBehavioral(db, projectId, cohortTree(cohort.filters), new Set([id])) };
     },
     async flag(id) {
       return db

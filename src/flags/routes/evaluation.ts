@@ -2,11 +2,12 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { validationError } from "../../lib/errors";
-import { jsonResponse as json } from "../../lib/openapi";
+import { jsonBody, jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
 import { DefinitionsSchema } from "../definitions-schema";
 import { cohortVariant, definitionsFor, definitionsResponse } from "../definitions-response";
+import { userBlastRadius } from "../blast-radius";
 import { evaluateForRequest } from "../evaluate-request";
 import { BASE, read, tags } from "./common";
 
@@ -61,6 +62,24 @@ const myFlags = defineRoute({
   responses: { 200: json(z.array(z.object({ feature_flag: z.record(z.string(), z.unknown()), value: z.union([z.boolean(), z.string()]) })), "Flags and values") },
 });
 
+const blastRadius = defineRoute({
+  method: "post",
+  path: `${BASE}/user_blast_radius`,
+  tags,
+  summary: "How many persons (or groups of a type) a release condition's properties match, of how many",
+  auth: read,
+  request: {
+    params: ProjectParams,
+    body: jsonBody(
+      z.object({
+        condition: z.record(z.string(), z.unknown()).optional().openapi({ description: "A release condition: `{properties, rollout_percentage}`." }),
+        group_type_index: z.number().int().min(0).nullable().optional(),
+      }),
+    ),
+  },
+  responses: { 200: json(z.object({ users_affected: z.number().int(), total_users: z.number().int() }), "Counts") },
+});
+
 const valueOf = (r: { enabled: boolean; variant: string | null }) => (r.enabled ? (r.variant ?? true) : false);
 
 async function evaluateFor(c: Context<AppEnv>, distinctId: string, groups: Record<string, unknown>) {
@@ -82,6 +101,11 @@ export const evaluationRoutes = createRouter()
   .openapi(localEvaluation, async (c) => {
     const entry = await definitionsFor(c, c.get("project").apiToken, cohortVariant(c.req.valid("query").send_cohorts ?? "false"));
     return definitionsResponse(c, entry!) as never;
+  })
+  .openapi(blastRadius, async (c) => {
+    const { condition, group_type_index } = c.req.valid("json");
+    if (!condition) throw validationError("Missing condition for which to get blast radius", "condition");
+    return c.json(await userBlastRadius(c.get("db"), c.get("project").id, condition, group_type_index ?? null), 200);
   })
   .openapi(myFlags, async (c) => {
     const { groups, distinct_id } = c.req.valid("query");

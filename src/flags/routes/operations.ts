@@ -3,7 +3,7 @@ import { notFound } from "../../lib/errors";
 import { jsonBody, jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
-import { listFlagActivity } from "../activity";
+import { activityPage } from "../../lib/activity-log";
 import { FlagParams } from "../schema";
 import { getFlag, keysOf, liveFlagByKey } from "../service";
 import { flagStatus } from "../status";
@@ -97,13 +97,6 @@ const bulkKeys = defineRoute({
   },
 });
 
-function pageLink(url: string, page: number, limit: number) {
-  const u = new URL(url);
-  u.searchParams.set("page", String(page));
-  u.searchParams.set("limit", String(limit));
-  return u.toString();
-}
-
 export const flagOperationRoutes = createRouter()
   .route("/", evaluationRoutes)
   .openapi(status, async (c) => {
@@ -133,20 +126,13 @@ export const flagOperationRoutes = createRouter()
     );
   })
   .openapi(activity, async (c) => {
-    const query = c.req.valid("query");
-    const { rows, total } = await listFlagActivity(c.get("db"), c.get("project").id, undefined, query);
-    const next = query.page * query.limit < total ? pageLink(c.req.url, query.page + 1, query.limit) : null;
-    const previous = query.page > 1 ? pageLink(c.req.url, query.page - 1, query.limit) : null;
-    return c.json({ results: rows, next, previous, total_count: total }, 200);
+    return c.json(await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "FeatureFlag" }, c.req.url, c.req.valid("query")), 200);
   })
   .openapi(flagActivity, async (c) => {
-    const query = c.req.valid("query");
     const { id } = c.req.valid("param");
-    if (!(await getFlag(c.get("db"), c.get("project").id, id))) throw notFound();
-    const { rows, total } = await listFlagActivity(c.get("db"), c.get("project").id, id, query);
-    const next = query.page * query.limit < total ? pageLink(c.req.url, query.page + 1, query.limit) : null;
-    const previous = query.page > 1 ? pageLink(c.req.url, query.page - 1, query.limit) : null;
-    return c.json({ results: rows, next, previous, total_count: total }, 200);
+    const projectId = c.get("project").id;
+    if (!(await getFlag(c.get("db"), projectId, id))) throw notFound();
+    return c.json(await activityPage(c.get("db"), { projectId, scope: "FeatureFlag", itemId: String(id) }, c.req.url, c.req.valid("query")), 200);
   })
   .openapi(bulkKeys, async (c) => {
     const ids = c.req.valid("json").ids ?? [];
