@@ -1,8 +1,5 @@
 import { PostHog } from "posthog-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-// @ts-expect-error -- a plain ESM script shared with `npm run dev`
-import { executeSql } from "../../scripts/lib/local-worker.mjs";
 import { api, newProject, workerUrl } from "./client";
 
 /**
@@ -37,14 +34,10 @@ async function createFlag(body: Record<string, unknown>) {
   return res.json;
 }
 
-/** A dynamic cohort written straight into the worker's D1 (there is no cohorts API on this branch). */
-function insertCohort(name: string, properties: unknown): number {
-  const json = JSON.stringify({ properties }).replace(/'/g, "''");
-  const rows = executeSql(
-    `INSERT INTO cohorts (project_id, name, filters, is_static) VALUES (${project.id}, '${name}', '${json}', 0) RETURNING id`,
-    { persistTo: inject("statePath") },
-  );
-  return rows[0].id;
+async function createCohort(name: string, properties: unknown): Promise<number> {
+  const res = await api(`/api/projects/${project.id}/cohorts/`, { method: "POST", body: { name, filters: { properties } } });
+  if (res.status !== 201) throw new Error(`cohort ${name}: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json.id;
 }
 
 beforeAll(async () => {
@@ -52,8 +45,8 @@ beforeAll(async () => {
   const key = await api("/api/personal_api_keys/", { method: "POST", body: { label: "sdk", scopes: ["feature_flag:read"], scoped_teams: [project.id] } });
   personalKey = key.json.value;
 
-  const pros = insertCohort("pros", { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", operator: "exact", value: ["pro", "enterprise"] }] }] });
-  const grownUps = insertCohort("grown-up pros", {
+  const pros = await createCohort("pros", { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", operator: "exact", value: ["pro", "enterprise"] }] }] });
+  const grownUps = await createCohort("grown-up pros", {
     type: "AND",
     values: [
       { type: "AND", values: [{ key: "id", type: "cohort", value: pros }] },
@@ -61,12 +54,16 @@ beforeAll(async () => {
     ],
   });
 
-  executeSql(`INSERT INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (${project.id}, 'company', 0)`, {
-    persistTo: inject("statePath"),
+  // The group type "company" (index 0) comes from a captured $groupidentify, as an SDK would create it.
+  const captured = await fetch(`${workerUrl()}/batch/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      api_key: project.api_token,
+      batch: [{ event: "$groupidentify", distinct_id: "setup", properties: { $group_type: "company", $group_key: "company-0", $group_set: {} } }],
+    }),
   });
-  // executeSql blocks the event loop for seconds; let undici notice keep-alive sockets the worker
-  // closed meanwhile before the next request, or it would reuse one ("other side closed").
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(captured.status).toBe(200);
 
   for (const pct of [0, 10, 33.3, 50, 99]) await createFlag({ key: `rollout-${String(pct).replace(".", "_")}`, filters: { groups: [{ properties: [], rollout_percentage: pct }] } });
   await createFlag({

@@ -11,8 +11,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     workerUrl: string;
     rootKey: string;
-    /** The worker's local state directory (for fixtures written with `wrangler d1 execute`). */
-    statePath: string;
   }
 }
 
@@ -23,7 +21,6 @@ export default async function setup(project: TestProject) {
   const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: INTEROP_ROOT_KEY } });
   project.provide("workerUrl", worker.url);
   project.provide("rootKey", INTEROP_ROOT_KEY);
-  project.provide("statePath", state);
   return async () => {
     await worker.stop();
     rmSync(state, { recursive: true, force: true });
