@@ -6,11 +6,13 @@ import { api, newProject, workerUrl } from "./client";
  * posthog-node, unmodified, pointed at the running worker: one client polls /flags/definitions
  * with a personal API key and evaluates locally only; another asks /flags. They must agree on
  * every flag for 1000+ distinct ids over rollouts, multivariate flags, property filters, cohorts,
- * group flags (with and without the group) and a flag dependency. Person properties travel in the request for both (the same properties either way).
+ * group flags (with and without the group) and a flag dependency. Person properties travel in
+ * the request for both (the same properties either way); a last test captures persons with
+ * posthog-node and checks that /flags reads their stored properties.
  */
 let project: { id: number; api_token: string };
 /** Active flags in the suite (the inactive one is extra). */
-const FLAGS = 14;
+const FLAGS = 15;
 let personalKey: string;
 let local: PostHog;
 let remote: PostHog;
@@ -113,6 +115,7 @@ beforeAll(async () => {
     key: "depends-on-b",
     filters: { groups: [{ properties: [{ key: String(multi.id), type: "flag", operator: "flag_evaluates_to", value: "b" }], rollout_percentage: 75 }] },
   });
+  await createFlag({ key: "stored-pros", filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }] }] } });
   await createFlag({ key: "inactive", active: false, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
 
   local = new PostHog(project.api_token, { host: workerUrl(), personalApiKey: personalKey, featureFlagsPollingInterval: 600_000, flushAt: 1 });
@@ -169,6 +172,18 @@ describe("posthog-node local evaluation agrees with the worker's /flags", () => 
       expect(count(key, false), key).toBeGreaterThan(0);
     }
     expect(new Set(values.map((f) => f["company-rollout"]))).toEqual(new Set(["x", "y", false]));
+  });
+});
+
+describe("remote evaluation with persons captured by posthog-node", () => {
+  it("reads the stored person's properties when the request sends none", async () => {
+    remote.identify({ distinctId: "captured-pro", properties: { plan: "pro" } });
+    remote.identify({ distinctId: "captured-free", properties: { plan: "free" } });
+    await remote.flush();
+    expect(await remote.getFeatureFlag("stored-pros", "captured-pro", { sendFeatureFlagEvents: false })).toBe(true);
+    expect(await remote.getFeatureFlag("stored-pros", "captured-free", { sendFeatureFlagEvents: false })).toBe(false);
+    // Properties sent with the request win over stored ones.
+    expect(await remote.getFeatureFlag("stored-pros", "captured-free", { personProperties: { plan: "pro" }, sendFeatureFlagEvents: false })).toBe(true);
   });
 });
 
