@@ -55,6 +55,8 @@ const mf = new Miniflare({
       modules: true,
       scriptPath: join(build, "index.js"),
       modulesRoot: build,
+      // The HogQL parser's WebAssembly, extracted by the build step (design.md §7).
+      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       compatibilityDate: "2026-04-20",
       compatibilityFlags: ["nodejs_compat"],
       d1Databases: { DB: "bench-db" },

@@ -3,8 +3,9 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";
 import { findPersonByDistinctId } from "../persons/lookup";
+import { compiledOf, needsStoredGroup, needsStoredPerson, type CompiledDefinitions } from "./compiled";
 import { payloadOf, readDefinitions } from "./definitions-cache";
-import type { DefinitionsPayload } from "./definitions";
+import { FlagEvaluationError, unavailable, withFailedKeys } from "./evaluation/errors";
 import { evaluateFlags } from "./evaluation/matcher";
 import type { FlagDefinition, FlagResult } from "./evaluation/types";
 import { backfillInitialProperties } from "./initial-properties";
@@ -33,52 +34,28 @@ export interface Evaluation {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Whether any flag needs stored person data: a person property the request did not send, a
- * cohort, enrollment, or experience continuity. Pure rollouts (and requests that send every
- * property used) skip the D1 person read entirely, as PostHog's server does.
- */
-function needsStoredPerson(flags: FlagDefinition[], sent: Record<string, unknown>): boolean {
-  for (const flag of flags) {
-    if (!flag.active) continue;
-    if (flag.ensure_experience_continuity || flag.filters.feature_enrollment || flag.filters.super_groups?.length) return true;
-    for (const group of flag.filters.groups ?? []) {
-      for (const p of group?.properties ?? []) {
-        if (p.type === "cohort") return true;
-        if ((p.type === "person" || p.type === undefined) && !(p.key in sent) && p.key !== "distinct_id") return true;
-      }
-    }
-  }
-  return false;
-}
-
-/** Whether an active flag filters on a property of group type `index` that the request did not send. */
-function needsStoredGroup(flags: FlagDefinition[], index: number, sent: Record<string, unknown>): boolean {
-  return flags.some(
-    (flag) =>
-      flag.active &&
-      (flag.filters.groups ?? []).some((group) =>
-        (group?.properties ?? []).some((p) => p.type === "group" && (p.group_type_index ?? flag.filters.aggregation_group_type_index) === index && !(p.key in sent)),
-      ),
-  );
-}
-
-/**
  * Group properties for the group types the request names: stored ones overlaid by the request's.
- * The D1 read is skipped when the request already sends every property the flags use.
+ * The D1 read is skipped when the request already sends every property the flags use. A failed
+ * read fails only the flags that read that group type's properties (see withFailedKeys).
  */
-async function groupPropertiesFor(db: Db, projectId: number, payload: DefinitionsPayload, req: EvaluationRequest) {
+async function groupPropertiesFor(db: Db, projectId: number, compiled: CompiledDefinitions, req: EvaluationRequest) {
   const out: Record<string, Record<string, unknown>> = {};
-  const indexByName = new Map(Object.entries(payload.group_type_mapping).map(([i, name]) => [name, Number(i)]));
+  const failed = new Set<string>();
   await Promise.all(
     Object.entries(req.groups ?? {}).map(async ([name, key]) => {
       const sent = isObject(req.groupProperties?.[name]) ? req.groupProperties![name] : {};
-      const index = indexByName.get(name);
+      const index = compiled.groupIndexByName.get(name);
       const readable = index !== undefined && (typeof key === "string" || typeof key === "number");
-      const stored = readable && needsStoredGroup(payload.flags, index, sent) ? await getGroupProperties(db, projectId, index, String(key)) : undefined;
+      let stored: Record<string, unknown> | undefined;
+      try {
+        stored = readable && needsStoredGroup(compiled, index, sent) ? await getGroupProperties(db, projectId, index, String(key)) : undefined;
+      } catch {
+        failed.add(name);
+      }
       out[name] = { ...(stored ?? {}), ...sent };
     }),
   );
-  return out;
+  return withFailedKeys(out, failed, "database_error");
 }
 
 /** Static cohorts among `ids` that list the person (chunked under D1's parameter limit). */
@@ -104,6 +81,50 @@ function selection(flags: FlagDefinition[], req: EvaluationRequest): Set<string>
   );
 }
 
+const NO_COHORTS: ReadonlySet<number> = new Set();
+
+/** Static cohort membership that could not be read: asking about one of `ids` fails the asking flag. */
+function failedMembership(ids: number[]): ReadonlySet<number> {
+  const failing = new Set(ids);
+  return {
+    has: (id: number) => {
+      if (failing.has(id)) throw new FlagEvaluationError("database_error");
+      return false;
+    },
+  } as ReadonlySet<number>;
+}
+
+interface StoredPersonData {
+  /** Stored properties ({} for an unknown person); undefined when the read failed. */
+  properties?: Record<string, unknown>;
+  failed: boolean;
+  staticMembership: ReadonlySet<number>;
+  overrides: Record<string, string>;
+}
+
+/**
+ * The stored person, its static cohorts and its continuity hash keys. A failed read does not fail
+ * the request: it fails the flags that need what could not be read (flag-eval.md §5 error records).
+ */
+async function storedPersonData(db: Db, projectId: number, staticCohorts: number[], continuity: string[], req: EvaluationRequest): Promise<StoredPersonData> {
+  let person: Awaited<ReturnType<typeof findPersonByDistinctId>>;
+  try {
+    person = await findPersonByDistinctId(db, projectId, req.distinctId);
+  } catch {
+    return {
+      failed: true,
+      staticMembership: failedMembership(staticCohorts),
+      overrides: unavailable({}, "database_error"),
+    };
+  }
+  if (!person) return { properties: {}, failed: false, staticMembership: NO_COHORTS, overrides: {} };
+  const [staticMembership, overrides] = await Promise.all([
+    staticMembershipOf(db, person.id, staticCohorts).catch(() => failedMembership(staticCohorts)),
+    hashKeyOverrides(db, projectId, person.id, continuity, req.anonDistinctId).catch(() => unavailable<Record<string, string>>({}, "hash_key_override_error")),
+  ]);
+  return { properties: person.properties ?? {}, failed: false, staticMembership, overrides };
+}
+
 const lastTouched = new Map<number, number>();
 const TOUCH_EVERY_MS = 60_000;
 
@@ -122,31 +143,20 @@ export async function evaluateForRequest(
   const cached = await readDefinitions(env, db, token, "cohorts");
   if (!cached) return undefined;
   const payload = payloadOf(cached);
+  const compiled = compiledOf(payload);
   const projectId = cached.projectId;
   const only = selection(payload.flags, req);
   const sent = isObject(req.personProperties) ? req.personProperties : {};
 
-  let stored: Record<string, unknown> | undefined;
-  let staticMembership: ReadonlySet<number> = new Set();
-  let overrides: Record<string, string> = {};
-  if (needsStoredPerson(payload.flags, sent)) {
-    const person = await findPersonByDistinctId(db, projectId, req.distinctId);
-    stored = {};
-    if (person) {
-      stored = person.properties ?? {};
-      const continuity = payload.flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key);
-      [staticMembership, overrides] = await Promise.all([
-        staticMembershipOf(db, person.id, cached.staticCohorts),
-        hashKeyOverrides(db, projectId, person.id, continuity, req.anonDistinctId),
-      ]);
-    }
-  }
-  const groupProperties = req.groups && Object.keys(req.groups).length ? await groupPropertiesFor(db, projectId, payload, req) : {};
+  const stored = needsStoredPerson(compiled, sent) ? await storedPersonData(db, projectId, cached.staticCohorts, compiled.continuity, req) : undefined;
+  const groupProperties = req.groups && Object.keys(req.groups).length ? await groupPropertiesFor(db, projectId, compiled, req) : {};
 
-  const personProperties: Record<string, unknown> = { ...stored, distinct_id: req.distinctId, ...sent };
+  let personProperties: Record<string, unknown> = { ...stored?.properties, distinct_id: req.distinctId, ...sent };
   // Like the server, only the stored-person path backfills `$initial_*` keys.
-  if (stored) backfillInitialProperties(personProperties);
+  if (stored?.properties) backfillInitialProperties(personProperties);
   const deviceId = req.deviceId || (typeof personProperties.$device_id === "string" ? personProperties.$device_id : undefined);
+  // The person could not be read: flags that look at a property the request did not send fail.
+  if (stored?.failed) personProperties = unavailable(personProperties, "database_error");
   const results = evaluateFlags(
     payload.flags,
     {
@@ -155,13 +165,14 @@ export async function evaluateForRequest(
       groups: req.groups ?? {},
       groupProperties,
       groupTypeMapping: payload.group_type_mapping,
-      cohorts: { definitions: payload.cohorts, staticMembership, timezone: cached.timezone },
-      hashKeyOverrides: overrides,
+      cohorts: { definitions: payload.cohorts, staticMembership: stored?.staticMembership ?? NO_COHORTS, timezone: cached.timezone },
+      hashKeyOverrides: stored?.overrides ?? {},
       anonDistinctId: req.anonDistinctId,
       deviceId,
       now: new Date(),
     },
     only,
+    compiled.byKey,
   );
 
   const last = lastTouched.get(projectId) ?? 0;

@@ -6,7 +6,7 @@ import { authenticationFailed } from "../lib/errors";
 import { jsonResponse as json } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { evaluationRequestOf, sdkBodyOf, tokenOf } from "./request";
-import { flagsResponse, shapeFor } from "./responses";
+import { flagsResponseJson, shapeFor } from "./responses";
 
 const Body = z
   .object({
@@ -69,9 +69,10 @@ async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
   if (!evaluation) throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   // Browsers ask for config only with `disable_flags`.
   const results = raw.disable_flags === true ? {} : evaluation.results;
-  return c.json(flagsResponse(results, shape, c.get("requestId")), 200);
+  // Serialized by flagsResponseJson (cached per flag and outcome), sent as c.json would send it.
+  return c.body(flagsResponseJson(results, shape, c.get("requestId")), 200, { "Content-Type": "application/json" });
 }
 
 export const sdkFlagRoutes = createRouter()
-  .openapi(flags, (c) => answer(c, "flags"))
-  .openapi(decide, (c) => answer(c, "decide"));
+  .openapi(flags, (c) => answer(c, "flags") as never)
+  .openapi(decide, (c) => answer(c, "decide") as never);

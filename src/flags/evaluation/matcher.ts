@@ -1,5 +1,6 @@
 import { flagHash, holdoutHash } from "./hash";
 import { aggregationOf, evaluateCondition, groupPropertiesOf, personIdentifier, propertiesMatch, inRollout } from "./condition";
+import { errorDescription, FlagEvaluationError } from "./errors";
 import { REASON_SCORE, reason, type ReasonCode } from "./reasons";
 import type { Condition, EvaluationContext, FlagDefinition, FlagResult } from "./types";
 
@@ -12,22 +13,32 @@ export function evaluateFlags(
   flags: FlagDefinition[],
   ctx: EvaluationContext,
   only?: ReadonlySet<string>,
+  byKey: ReadonlyMap<string, FlagDefinition> = new Map(flags.map((f) => [f.key, f])),
 ): Record<string, FlagResult> {
-  const byKey = new Map(flags.map((f) => [f.key, f]));
   const memo = new Map<string, FlagResult>();
   const inProgress = new Set<string>();
 
+  const dependency = (key: string): boolean | string => {
+    const dep = byKey.get(key);
+    if (!dep || !dep.active || dep.deleted || inProgress.has(key)) return false;
+    const r = evaluate(dep);
+    if (r.failed) throw new FlagEvaluationError("dependency_failed");
+    return r.enabled ? (r.variant ?? true) : false;
+  };
+  // One flag's failure (stored data it needs could not be read, or an exception in its
+  // evaluation) becomes an error record for that flag; the others are still evaluated.
   const evaluate = (flag: FlagDefinition): FlagResult => {
     const known = memo.get(flag.key);
     if (known) return known;
     inProgress.add(flag.key);
-    const result = evaluateOne(flag, ctx, byKey, (key) => {
-      const dep = byKey.get(key);
-      if (!dep || !dep.active || dep.deleted || inProgress.has(key)) return false;
-      const r = evaluate(dep);
-      return r.enabled ? (r.variant ?? true) : false;
-    });
-    inProgress.delete(flag.key);
+    let result: FlagResult;
+    try {
+      result = evaluateOne(flag, ctx, byKey, dependency);
+    } catch (err) {
+      result = failure(flag, err instanceof FlagEvaluationError ? err.code : "evaluation_error");
+    } finally {
+      inProgress.delete(flag.key);
+    }
     memo.set(flag.key, result);
     return result;
   };
@@ -41,7 +52,12 @@ export function evaluateFlags(
   return out;
 }
 
-function hasBrokenDependency(flag: FlagDefinition, byKey: Map<string, FlagDefinition>): boolean {
+/** An error record (flag-eval.md §5): disabled, no variant, the error code as the reason. */
+function failure(flag: FlagDefinition, code: string): FlagResult {
+  return { key: flag.key, enabled: false, variant: null, reason: { code, condition_index: null, description: errorDescription(code) }, payload: null, flag, failed: true };
+}
+
+function hasBrokenDependency(flag: FlagDefinition, byKey: ReadonlyMap<string, FlagDefinition>): boolean {
   for (const condition of flag.filters.groups ?? []) {
     for (const filter of condition.properties ?? []) {
       if (filter.type !== "flag") continue;
@@ -110,7 +126,7 @@ function holdout(flag: FlagDefinition, ctx: EvaluationContext): FlagResult | und
 function evaluateOne(
   flag: FlagDefinition,
   ctx: EvaluationContext,
-  byKey: Map<string, FlagDefinition>,
+  byKey: ReadonlyMap<string, FlagDefinition>,
   dependency: (key: string) => boolean | string,
 ): FlagResult {
   if (hasBrokenDependency(flag, byKey)) return result(flag, false, null, "missing_dependency", null, null);

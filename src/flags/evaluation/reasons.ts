@@ -21,7 +21,8 @@ export const REASON_SCORE: Record<ReasonCode, number> = {
 };
 
 export interface Reason {
-  code: ReasonCode;
+  /** A ReasonCode, or an error code on error records (`failed: true`). */
+  code: ReasonCode | (string & {});
   condition_index: number | null;
   description: string;
 }
@@ -50,8 +51,17 @@ export function describe(code: ReasonCode, conditionIndex: number | null, groups
   }
 }
 
-export const reason = (code: ReasonCode, conditionIndex: number | null, groupsSkipped = false): Reason => ({
-  code,
-  condition_index: conditionIndex,
-  description: describe(code, conditionIndex, groupsSkipped),
-});
+// Reasons are shared, never mutated: one object per distinct (code, index, groupsSkipped) saves
+// building a description string for each of a request's flags.
+const reasons = new Map<string, Reason>();
+
+export function reason(code: ReasonCode, conditionIndex: number | null, groupsSkipped = false): Reason {
+  const id = `${code}:${conditionIndex}:${groupsSkipped}`;
+  let r = reasons.get(id);
+  if (!r) {
+    r = { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) };
+    if (reasons.size > 10_000) reasons.clear();
+    reasons.set(id, r);
+  }
+  return r;
+}

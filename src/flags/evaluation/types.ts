@@ -68,6 +68,8 @@ export interface FlagResult {
   reason: Reason;
   payload: unknown;
   flag: FlagDefinition;
+  /** An error record: the flag could not be evaluated (its reason code is the error code). */
+  failed?: boolean;
 }
 
 export type { PropertyGroup, PropertyFilter };
