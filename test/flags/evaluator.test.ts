@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sha1Hex } from "../../src/flags/evaluation/sha1";
+import { sha1Hex, sha1Top60 } from "../../src/flags/evaluation/sha1";
+import { FlagEvaluationError, unavailable } from "../../src/flags/evaluation/errors";
 import { evaluateFlags } from "../../src/flags/evaluation/matcher";
 import { matchProperty } from "../../src/flags/evaluation/properties";
 import type { FlagDefinition } from "../../src/flags/evaluation/types";
@@ -21,6 +22,8 @@ describe("sync SHA-1", () => {
       const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(input));
       const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
       expect(sha1Hex(input)).toBe(hex);
+      // The bucketing value: the first 15 hex digits as a number (one-block and general paths).
+      expect(sha1Top60(input)).toBe(Number(BigInt(`0x${hex.slice(0, 15)}`)));
     }
   });
 });
@@ -104,5 +107,32 @@ describe("dates in the project's time zone", () => {
     expect(matchProperty(after, { d: "2022-03-01T00:31:00Z" }, now, "Europe/Paris")).toBe(true);
     // An explicit offset wins over the project's zone.
     expect(matchProperty({ ...before, value: "2022-05-01T00:00:00Z" }, late, new Date(), "Europe/Paris")).toBe(true);
+  });
+});
+
+describe("stored data that could not be read", () => {
+  const onPlan = flag("on-plan", { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] });
+  const onSentCountry = flag("on-country", { groups: [{ properties: [{ key: "country", type: "person", value: "DE" }] }] });
+  const rollout = flag("rollout", { groups: [{ rollout_percentage: 100 }] });
+  const sticky = flag("sticky", { groups: [{ rollout_percentage: 100 }] }, { ensure_experience_continuity: true });
+  const inStatic = flag("in-static", { groups: [{ properties: [{ key: "id", type: "cohort", value: 7 }] }] });
+  const dependent = flag("needs-plan", { groups: [{ properties: [{ key: "on-plan", type: "flag", operator: "flag_evaluates_to", value: true, dependency_chain: ["on-plan"] }] }] });
+
+  it("fails only the flags that read what is missing, with the error code as the reason", () => {
+    const ctx = contextFor("u", { country: "DE" });
+    const results = evaluateFlags([onPlan, onSentCountry, rollout, sticky, inStatic, dependent], {
+      ...ctx,
+      personProperties: unavailable(ctx.personProperties, "database_error"),
+      hashKeyOverrides: unavailable({}, "hash_key_override_error"),
+      cohorts: { ...ctx.cohorts, staticMembership: { has: () => { throw new FlagEvaluationError("database_error"); } } as unknown as Set<number> },
+    });
+    expect(results["on-plan"]).toMatchObject({ enabled: false, variant: null, failed: true, reason: { code: "database_error", condition_index: null } });
+    expect(results["needs-plan"]).toMatchObject({ failed: true, reason: { code: "dependency_failed" } });
+    expect(results["sticky"]).toMatchObject({ failed: true, reason: { code: "hash_key_override_error" } });
+    expect(results["in-static"]).toMatchObject({ failed: true, reason: { code: "database_error" } });
+    for (const ok of ["on-country", "rollout"]) {
+      expect(results[ok].failed).toBeUndefined();
+      expect(results[ok].enabled).toBe(true);
+    }
   });
 });

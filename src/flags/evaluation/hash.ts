@@ -1,16 +1,11 @@
-import { sha1Words } from "./sha1";
+import { sha1Top60 } from "./sha1";
 
 /** 2^60 - 1 as PostHog writes it; as a float64 it is exactly 2^60. */
 const LONG_SCALE = 0xfffffffffffffff;
 
-/**
- * The first 15 hex digits of the SHA-1 (60 bits: the first word and the top 28 bits of the
- * second) as a float in [0, 1]. `h0 * 2^28` is exact and the single addition rounds the 60-bit
- * integer to float64 exactly once, as `Number(BigInt("0x" + hex15))` does.
- */
+/** The first 15 hex digits of the SHA-1 (60 bits, see sha1Top60) as a float in [0, 1]. */
 export function hashFraction(input: string): number {
-  const [h0, h1] = sha1Words(input);
-  return (h0 * 0x10000000 + (h1 >>> 4)) / LONG_SCALE;
+  return sha1Top60(input) / LONG_SCALE;
 }
 
 /**

@@ -51,17 +51,15 @@ export function describe(code: ReasonCode, conditionIndex: number | null, groups
   }
 }
 
-// Reasons are shared, never mutated: one object per distinct (code, index, groupsSkipped) saves
-// building a description string for each of a request's flags.
-const reasons = new Map<string, Reason>();
+// Reasons are shared, never mutated: one object per (code, condition index, groupsSkipped) saves
+// building a description string for each of a request's flags. Looked up by array slot, not by a
+// composed string key (this runs once per flag and request).
+const reasons = new Map<ReasonCode, Reason[]>();
 
 export function reason(code: ReasonCode, conditionIndex: number | null, groupsSkipped = false): Reason {
-  const id = `${code}:${conditionIndex}:${groupsSkipped}`;
-  let r = reasons.get(id);
-  if (!r) {
-    r = { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) };
-    if (reasons.size > 10_000) reasons.clear();
-    reasons.set(id, r);
-  }
-  return r;
+  const slot = ((conditionIndex ?? -1) + 1) * 2 + (groupsSkipped ? 1 : 0);
+  if (!(slot >= 0 && slot < 2000)) return { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) };
+  let byCode = reasons.get(code);
+  if (!byCode) reasons.set(code, (byCode = []));
+  return (byCode[slot] ??= { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) });
 }

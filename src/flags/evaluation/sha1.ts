@@ -82,3 +82,49 @@ export function sha1Hex(input: string): string {
     .map((w) => w.toString(16).padStart(8, "0"))
     .join("");
 }
+
+const W = new Int32Array(80);
+
+/**
+ * The first 60 bits of SHA-1(input) (the first word and the top 28 bits of the second) as one
+ * number, for bucketing. Inputs that are ASCII and fit one block (<= 55 chars: nearly every
+ * `key.distinct_id`) are hashed with the message words built straight from char codes and no
+ * allocation; anything else goes through sha1Words. `h0 * 2^28` is exact, and the single addition
+ * rounds the 60-bit integer to float64 once, as `Number(BigInt("0x" + hex15))` does.
+ */
+export function sha1Top60(input: string): number {
+  const n = input.length;
+  if (n > 55) return top60(sha1Words(input));
+  for (let i = 0; i < 16; i++) W[i] = 0;
+  for (let i = 0; i < n; i++) {
+    const code = input.charCodeAt(i);
+    if (code > 0x7f) return top60(sha1Words(input));
+    W[i >> 2] |= code << (24 - ((i & 3) << 3));
+  }
+  W[n >> 2] |= 0x80 << (24 - ((n & 3) << 3));
+  W[15] = n * 8;
+  for (let i = 16; i < 80; i++) {
+    const x = W[i - 3] ^ W[i - 8] ^ W[i - 14] ^ W[i - 16];
+    W[i] = (x << 1) | (x >>> 31);
+  }
+  let a = 0x67452301, b = 0xefcdab89 | 0, c = 0x98badcfe | 0, d = 0x10325476, e = 0xc3d2e1f0 | 0, t = 0;
+  for (let i = 0; i < 20; i++) {
+    t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + W[i]) | 0;
+    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+  }
+  for (let i = 20; i < 40; i++) {
+    t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + W[i]) | 0;
+    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+  }
+  for (let i = 40; i < 60; i++) {
+    t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + W[i]) | 0;
+    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+  }
+  for (let i = 60; i < 80; i++) {
+    t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0xca62c1d6 + W[i]) | 0;
+    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+  }
+  return ((0x67452301 + a) >>> 0) * 0x10000000 + ((((0xefcdab89 | 0) + b) >>> 0) >>> 4);
+}
+
+const top60 = ([h0, h1]: number[]) => h0 * 0x10000000 + (h1 >>> 4);
