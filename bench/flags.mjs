@@ -1,6 +1,11 @@
 // Throughput and latency of the flag SDK routes beside bare routes of the same workerd, in one run.
 //
-//   node bench/flags.mjs [--duration 10] [--connections 32]
+//   node bench/flags.mjs [--duration 10] [--connections 32] [--rounds 3] [--only REGEX] [--baseline DIR]
+//
+// --baseline DIR serves a second copy of the worker built from DIR (another checkout, e.g.
+// `git archive main | tar -x -C DIR` with node_modules linked) in its own workerd, seeds it the same
+// way, and measures each of its routes right after the same route of this tree, so a change is
+// compared in adjacent seconds of the same run.
 //
 // wrangler dev puts a second workerd (a proxy) in front of the worker, which caps throughput
 // (design.md §8), so this bundles the worker with `wrangler deploy --dry-run` and serves it with
@@ -26,13 +31,6 @@ const DURATION = arg("duration", 10);
 const CONNECTIONS = arg("connections", 32);
 const ROOT_KEY = "phx_bench_root_key";
 
-const build = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
-execFileSync(process.execPath, [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", build], {
-  cwd: ROOT,
-  stdio: "ignore",
-  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-});
-
 const BARE = `
 export default {
   async fetch(request, env) {
@@ -48,103 +46,126 @@ export default {
   },
 };`;
 
-const mf = new Miniflare({
-  workers: [
-    {
-      name: "edgehog",
-      modules: true,
-      scriptPath: join(build, "index.js"),
-      modulesRoot: build,
-      // The HogQL parser's WebAssembly, extracted by the build step (design.md §7).
-      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-      compatibilityDate: "2026-04-20",
-      compatibilityFlags: ["nodejs_compat"],
-      d1Databases: { DB: "bench-db" },
-      kvNamespaces: { FLAGS_KV: "bench-kv" },
-      durableObjects: { ENDPOINT_MATERIALIZER: { className: "EndpointMaterializer", useSQLite: true } },
-      bindings: { ROOT_API_KEY: ROOT_KEY },
-    },
-    {
-      name: "bare",
-      modules: true,
-      script: BARE,
-      compatibilityDate: "2026-04-20",
-      d1Databases: { DB: "bench-db" },
-      kvNamespaces: { FLAGS_KV: "bench-kv" },
-      routes: ["*/__bare/*"],
-    },
-  ],
-});
-const base = (await mf.ready).toString().replace(/\/$/, "");
-const db = await mf.getD1Database("DB", "edgehog");
-
-for (const file of readdirSync(join(ROOT, "drizzle")).filter((f) => f.endsWith(".sql")).sort()) {
-  for (const statement of readFileSync(join(ROOT, "drizzle", file), "utf8").split("--> statement-breakpoint")) {
-    if (statement.trim()) await db.prepare(statement).run();
-  }
-}
-
-async function api(path, body, method = "POST") {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
+/** Bundles the worker of checkout `root` and serves it (beside the bare worker) with Miniflare. */
+async function serve(root) {
+  const build = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
+  execFileSync(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", build], {
+    cwd: root,
+    stdio: "ignore",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res.json();
+  const mf = new Miniflare({
+    workers: [
+      {
+        name: "edgehog",
+        modules: true,
+        scriptPath: join(build, "index.js"),
+        modulesRoot: build,
+        // The HogQL parser's WebAssembly, extracted by the build step (design.md §7).
+        modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+        compatibilityDate: "2026-04-20",
+        compatibilityFlags: ["nodejs_compat"],
+        d1Databases: { DB: "bench-db" },
+        kvNamespaces: { FLAGS_KV: "bench-kv" },
+        durableObjects: { ENDPOINT_MATERIALIZER: { className: "EndpointMaterializer", useSQLite: true } },
+        bindings: { ROOT_API_KEY: ROOT_KEY },
+      },
+      {
+        name: "bare",
+        modules: true,
+        script: BARE,
+        compatibilityDate: "2026-04-20",
+        d1Databases: { DB: "bench-db" },
+        kvNamespaces: { FLAGS_KV: "bench-kv" },
+        routes: ["*/__bare/*"],
+      },
+    ],
+  });
+  const base = (await mf.ready).toString().replace(/\/$/, "");
+  const db = await mf.getD1Database("DB", "edgehog");
+  for (const file of readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const statement of readFileSync(join(root, "drizzle", file), "utf8").split("--> statement-breakpoint")) {
+      if (statement.trim()) await db.prepare(statement).run();
+    }
+  }
+  return { mf, base, db, dispose: async () => (await mf.dispose(), rmSync(build, { recursive: true, force: true })) };
 }
 
-// (a) 50 pure-rollout flags: no flag needs stored person data.
-const rollouts = await api("/api/projects/", { name: "bench rollouts" });
-for (let i = 0; i < 50; i++) {
-  const filters =
-    i % 5 === 0
-      ? { groups: [{ properties: [], rollout_percentage: 50 }], multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } }
-      : { groups: [{ properties: [], rollout_percentage: (i * 7) % 101 }] };
-  await api(`/api/projects/${rollouts.id}/feature_flags/`, { key: `rollout-${i}`, filters });
+/** Seeds both scenario projects through the API and returns the scenarios of this server. */
+async function seed({ base, db }, label) {
+  async function api(path, body, method = "POST") {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  }
+  // (a) 50 pure-rollout flags: no flag needs stored person data.
+  const rollouts = await api("/api/projects/", { name: "bench rollouts" });
+  for (let i = 0; i < 50; i++) {
+    const filters =
+      i % 5 === 0
+        ? { groups: [{ properties: [], rollout_percentage: 50 }], multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } }
+        : { groups: [{ properties: [], rollout_percentage: (i * 7) % 101 }] };
+    await api(`/api/projects/${rollouts.id}/feature_flags/`, { key: `rollout-${i}`, filters });
+  }
+
+  // (b) 50 flags on person properties and cohorts of a stored person.
+  const targeted = await api("/api/projects/", { name: "bench targeting" });
+  const person = await db
+    .prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
+    .bind(targeted.id, crypto.randomUUID(), JSON.stringify({ plan: "pro", email: "someone@acme.com", age: 41, country: "DE" }))
+    .first();
+  await db.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'bench-user', ?)").bind(targeted.id, person.id).run();
+  const cohort = await db
+    .prepare("INSERT INTO cohorts (project_id, name, filters) VALUES (?, 'pros', ?) RETURNING id")
+    .bind(targeted.id, JSON.stringify({ properties: { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }] } }))
+    .first();
+  for (let i = 0; i < 50; i++) {
+    const properties =
+      i % 4 === 0
+        ? [{ key: "id", type: "cohort", value: cohort.id }]
+        : i % 4 === 1
+          ? [{ key: "email", type: "person", operator: "icontains", value: "@acme.com" }]
+          : i % 4 === 2
+            ? [{ key: "age", type: "person", operator: "gt", value: i }]
+            : [{ key: "country", type: "person", operator: "exact", value: ["DE", "FR"] }];
+    await api(`/api/projects/${targeted.id}/feature_flags/`, { key: `targeted-${i}`, filters: { groups: [{ properties, rollout_percentage: 80 }] } });
+  }
+
+  const key = (await api("/api/personal_api_keys/", { label: "bench", scopes: ["feature_flag:read"] })).value;
+  const definitionsUrl = `${base}/flags/definitions?token=${rollouts.api_token}&send_cohorts`;
+  const first = await fetch(definitionsUrl, { headers: { authorization: `Bearer ${key}` } });
+  const etag = first.headers.get("etag");
+  const payloadBytes = (await first.text()).length;
+  const kvKey = `flagdefs:v1:${rollouts.api_token}:cohorts`;
+
+  const flagsBody = (token, distinctId) => JSON.stringify({ token, distinct_id: distinctId, person_properties: {}, groups: {}, group_properties: {} });
+  const scenarios = [
+    ["bare: empty route", { url: `${base}/__bare/empty` }],
+    ["worker: /_health (the app's own empty route)", { url: `${base}/_health` }],
+    ["bare: one D1 point read", { url: `${base}/__bare/d1?project=${targeted.id}&id=bench-user` }],
+    [`bare: one KV read (${payloadBytes} B)`, { url: `${base}/__bare/kv?key=${encodeURIComponent(kvKey)}` }],
+    ["/flags?v=2, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") }],
+    ["/flags?v=2, 50 flags on person props/cohorts (b)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(targeted.api_token, "bench-user") }],
+    ["/flags/definitions 200", { url: definitionsUrl, headers: { authorization: `Bearer ${key}` } }],
+    ["/flags/definitions 304", { url: definitionsUrl, headers: { authorization: `Bearer ${key}`, "if-none-match": etag } }],
+  ];
+  return label ? scenarios.filter(([name]) => !name.startsWith("bare:") && !name.startsWith("worker:")).map(([name, o]) => [`${label}: ${name}`, o]) : scenarios;
 }
 
-// (b) 50 flags on person properties and cohorts of a stored person.
-const targeted = await api("/api/projects/", { name: "bench targeting" });
-const person = await db
-  .prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
-  .bind(targeted.id, crypto.randomUUID(), JSON.stringify({ plan: "pro", email: "someone@acme.com", age: 41, country: "DE" }))
-  .first();
-await db.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'bench-user', ?)").bind(targeted.id, person.id).run();
-const cohort = await db
-  .prepare("INSERT INTO cohorts (project_id, name, filters) VALUES (?, 'pros', ?) RETURNING id")
-  .bind(targeted.id, JSON.stringify({ properties: { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }] } }))
-  .first();
-for (let i = 0; i < 50; i++) {
-  const properties =
-    i % 4 === 0
-      ? [{ key: "id", type: "cohort", value: cohort.id }]
-      : i % 4 === 1
-        ? [{ key: "email", type: "person", operator: "icontains", value: "@acme.com" }]
-        : i % 4 === 2
-          ? [{ key: "age", type: "person", operator: "gt", value: i }]
-          : [{ key: "country", type: "person", operator: "exact", value: ["DE", "FR"] }];
-  await api(`/api/projects/${targeted.id}/feature_flags/`, { key: `targeted-${i}`, filters: { groups: [{ properties, rollout_percentage: 80 }] } });
-}
-
-const key = (await api("/api/personal_api_keys/", { label: "bench", scopes: ["feature_flag:read"] })).value;
-const definitionsUrl = `${base}/flags/definitions?token=${rollouts.api_token}&send_cohorts`;
-const first = await fetch(definitionsUrl, { headers: { authorization: `Bearer ${key}` } });
-const etag = first.headers.get("etag");
-const payloadBytes = (await first.text()).length;
-const kvKey = `flagdefs:v1:${rollouts.api_token}:cohorts`;
-
-const flagsBody = (token, distinctId) => JSON.stringify({ token, distinct_id: distinctId, person_properties: {}, groups: {}, group_properties: {} });
-const scenarios = [
-  ["bare: empty route", { url: `${base}/__bare/empty` }],
-  ["worker: /_health (the app's own empty route)", { url: `${base}/_health` }],
-  ["bare: one D1 point read", { url: `${base}/__bare/d1?project=${targeted.id}&id=bench-user` }],
-  [`bare: one KV read (${payloadBytes} B)`, { url: `${base}/__bare/kv?key=${encodeURIComponent(kvKey)}` }],
-  ["/flags?v=2, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") }],
-  ["/flags?v=2, 50 flags on person props/cohorts (b)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(targeted.api_token, "bench-user") }],
-  ["/flags/definitions 200", { url: definitionsUrl, headers: { authorization: `Bearer ${key}` } }],
-  ["/flags/definitions 304", { url: definitionsUrl, headers: { authorization: `Bearer ${key}`, "if-none-match": etag } }],
-];
+const servers = [await serve(ROOT)];
+const baselineIndex = process.argv.indexOf("--baseline");
+if (baselineIndex > 0) servers.push(await serve(process.argv[baselineIndex + 1]));
+const perServer = [await seed(servers[0], "")];
+if (servers[1]) perServer.push(await seed(servers[1], "baseline"));
+// Each route of this tree, then the same route of the baseline (when there is one).
+const scenarios = perServer[0].flatMap(([name, options]) => {
+  const twin = perServer[1]?.find(([other]) => other === `baseline: ${name}`);
+  return twin ? [[name, options], twin] : [[name, options]];
+});
 
 const onlyIndex = process.argv.indexOf("--only");
 const only = onlyIndex > 0 ? new RegExp(process.argv[onlyIndex + 1]) : undefined;
@@ -155,8 +176,11 @@ for (const [, options] of selected) await autocannon({ ...options, connections: 
 // Other work on a shared machine shifts throughput between seconds; interleaving the scenarios
 // over several rounds and keeping each one's median keeps the ratios honest.
 const samples = new Map(selected.map(([name]) => [name, []]));
+// With a baseline, odd rounds measure the baseline's route first, so neither copy always goes second.
+const orderOf = (round) =>
+  round % 2 === 0 ? selected : selected.flatMap((s, i) => (s[0].startsWith("baseline: ") ? [] : selected[i + 1]?.[0] === `baseline: ${s[0]}` ? [selected[i + 1], s] : [s]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, options] of selected) {
+  for (const [name, options] of orderOf(round)) {
     const r = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
     const expected = name.endsWith("304") ? r["3xx"] : 0;
     samples.get(name).push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx - expected });
@@ -189,5 +213,15 @@ for (const r of rows) {
           : "";
   console.log(`| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${ratio} |`);
 }
-await mf.dispose();
-rmSync(build, { recursive: true, force: true });
+
+// Paired comparison: this tree's route / the baseline's, per round (adjacent seconds), then the median.
+if (servers[1]) {
+  console.log("\n| route | this tree / baseline, per round | median |\n|---|---|---:|");
+  for (const [name, runs] of samples) {
+    const twin = samples.get(`baseline: ${name}`);
+    if (!twin) continue;
+    const ratios = runs.map((r, i) => r.rps / twin[i].rps);
+    console.log(`| ${name} | ${ratios.map((x) => x.toFixed(2)).join(", ")} | ${median(ratios).toFixed(2)} |`);
+  }
+}
+for (const server of servers) await server.dispose();
