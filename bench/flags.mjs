@@ -224,4 +224,46 @@ if (servers[1]) {
     console.log(`| ${name} | ${ratios.map((x) => x.toFixed(2)).join(", ")} | ${median(ratios).toFixed(2)} |`);
   }
 }
+
+// --cpu N: workerd CPU time (user + system, from /proc) per request over N requests of each
+// route. CPU time, unlike throughput, barely moves when other processes share the cores.
+const cpuIndex = process.argv.indexOf("--cpu");
+if (cpuIndex > 0) {
+  const amount = Number(process.argv[cpuIndex + 1]);
+  const TICK_US = 1e6 / 100; // USER_HZ
+  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2).split(" ");
+  // Each Miniflare runs one workerd, a child of this process; they started in the order of `servers`.
+  const workerds = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((pid) => {
+      try {
+        const f = stat(pid);
+        return { pid, ppid: Number(f[1]), start: Number(f[19]), comm: readFileSync(`/proc/${pid}/comm`, "utf8").trim() };
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((p) => p && p.ppid === process.pid && p.comm.startsWith("workerd"))
+    .sort((a, b) => a.start - b.start);
+  const cpuOf = (pid) => {
+    const f = stat(pid);
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  };
+  console.log(`\n| route | workerd CPU µs per request (${amount} requests) | vs bare |\n|---|---:|---|`);
+  const perRequest = new Map();
+  for (const [name, options] of selected) {
+    const pid = workerds[name.startsWith("baseline: ") ? 1 : 0]?.pid;
+    if (!pid) continue;
+    const before = cpuOf(pid);
+    await autocannon({ ...options, connections: CONNECTIONS, amount });
+    perRequest.set(name, (cpuOf(pid) - before) / amount);
+  }
+  const emptyCpu = perRequest.get("bare: empty route");
+  const d1Cpu = [...perRequest].find(([n]) => n.startsWith("bare: one D1"))?.[1];
+  const kvCpu = [...perRequest].find(([n]) => n.startsWith("bare: one KV"))?.[1];
+  for (const [name, us] of perRequest) {
+    const vs = name.includes("(a)") || name.endsWith("304") ? `${(us / emptyCpu).toFixed(2)}× empty` : name.includes("(b)") ? `${(us / d1Cpu).toFixed(2)}× D1 read` : name.endsWith("200") ? `${(us / kvCpu).toFixed(2)}× KV read` : "";
+    console.log(`| ${name} | ${us.toFixed(0)} | ${vs} |`);
+  }
+}
 for (const server of servers) await server.dispose();
