@@ -41,6 +41,11 @@ export default {
         .bind(Number(url.searchParams.get("project")), url.searchParams.get("id")).first();
       return Response.json(row);
     }
+    // The floor for /flags (a): a POST whose JSON body is read, answered with a static body of its size.
+    if (url.pathname.endsWith("/sized")) {
+      await request.json();
+      return new Response("x".repeat(Number(url.searchParams.get("bytes"))), { headers: { "content-type": "application/json" } });
+    }
     if (url.pathname.endsWith("/kv")) return new Response(await env.FLAGS_KV.get(url.searchParams.get("key")));
     return new Response("not found", { status: 404 });
   },
@@ -143,10 +148,13 @@ async function seed({ base, db }, label) {
   const kvKey = `flagdefs:v1:${rollouts.api_token}:cohorts`;
 
   const flagsBody = (token, distinctId) => JSON.stringify({ token, distinct_id: distinctId, person_properties: {}, groups: {}, group_properties: {} });
+  const post = { method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") };
+  const flagsBytes = (await (await fetch(`${base}/flags/?v=2`, post)).text()).length;
   const scenarios = [
     ["bare: empty route", { url: `${base}/__bare/empty` }],
     ["worker: /_health (the app's own empty route)", { url: `${base}/_health` }],
     ["bare: one D1 point read", { url: `${base}/__bare/d1?project=${targeted.id}&id=bench-user` }],
+    [`bare: POST answered with ${flagsBytes} static bytes (the size of (a)'s response)`, { url: `${base}/__bare/sized?bytes=${flagsBytes}`, ...post }],
     [`bare: one KV read (${payloadBytes} B)`, { url: `${base}/__bare/kv?key=${encodeURIComponent(kvKey)}` }],
     ["/flags?v=2, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") }],
     ["/flags?v=2, 50 flags on person props/cohorts (b)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(targeted.api_token, "bench-user") }],
@@ -187,7 +195,10 @@ for (let round = 0; round < ROUNDS; round++) {
     console.error(`round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s`);
   }
 }
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const sorted = [...xs].sort((x, y) => x - y), mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const rows = [...samples].map(([name, runs]) => ({
   name,
   rps: median(runs.map((r) => r.rps)),
