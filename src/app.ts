@@ -7,6 +7,7 @@ import type { AppEnv } from "./env";
 import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
+import { analysisRoutes } from "./persons/analysis/routes";
 import { createRouter, type Router } from "./lib/route";
 import { projectRoutes } from "./projects/routes";
 
@@ -51,6 +52,8 @@ export function createApp() {
   app.use("*", limitBody(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
+  // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
+  mountProjectScoped(app, analysisRoutes, "environments");
   app.route("/", keyRoutes);
   registerDocs(app);
 

@@ -1,0 +1,51 @@
+import { validationError } from "../../lib/errors";
+import { pageOf } from "./funnel";
+import { parseFunnel, type ProjectContext } from "./funnel-input";
+import { attemptEvents, funnelCtes } from "./funnel-sql";
+import { bool, type Input, json, parseEntity } from "./params";
+import { parseProperties, propertiesSql } from "./property-filters";
+import { actorsPage, type ActorsResponse } from "./response";
+import { Params, runAll } from "./sql";
+import { correlationTable } from "./correlation-table";
+
+/** `funnel_correlation_person_converted`: true = completed the funnel, false = dropped off, absent = both. */
+function convertedCondition(input: Input, steps: number) {
+  const converted = bool(input, "funnel_correlation_person_converted");
+  if (converted === undefined) return "1";
+  return converted ? `f.steps = ${steps}` : `f.steps < ${steps}`;
+}
+
+/**
+ * Funnel correlation actors: the funnel's persons (converted or dropped off) who did the
+ * correlation event during their attempt, or whose person properties match the given values.
+ * With `include_correlation=true` the response also carries the correlation table.
+ */
+export async function correlationActors(d1: D1Database, ctx: ProjectContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
+  const spec = await parseFunnel(input, ctx);
+  const page = pageOf(input, "funnel_correlation_person_limit", "funnel_correlation_person_offset");
+  const params = new Params();
+  const ctes = funnelCtes(spec, params);
+  const conditions = [convertedCondition(input, spec.steps.length)];
+
+  const entityRaw = json(input, "funnel_correlation_person_entity");
+  if (entityRaw !== undefined) {
+    const entity = parseEntity(entityRaw, "funnel_correlation_person_entity");
+    if (entity.event === null) throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
+    const cols = { event: "x.properties", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = x.person_id)" };
+    const props = propertiesSql(entity.properties, cols, params, "funnel_correlation_person_entity");
+    conditions.push(`EXISTS (SELECT 1 FROM events x
+      WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
+  }
+  const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");
+  if (values !== undefined) {
+    const cols = { event: "'{}'", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)" };
+    conditions.push(propertiesSql(values, cols, params, "funnel_correlation_property_values"));
+  }
+  const sql = `${ctes}
+    SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}
+    ORDER BY f.pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
+  const rows = await runAll<{ pid: number }>(d1, sql, params);
+  const body = await actorsPage(d1, ctx.projectId, rows.map((r) => r.pid), page, requestUrl, { funnel: true });
+  if (bool(input, "include_correlation")) body.correlation = await correlationTable(d1, spec, input);
+  return body;
+}

@@ -1,0 +1,78 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../env";
+import { parseError } from "../../lib/errors";
+import { jsonResponse as json } from "../../lib/openapi";
+import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
+import { ProjectParams } from "../../projects/schema";
+import { correlationActors } from "./correlation";
+import { funnelActors } from "./funnel";
+import type { ProjectContext } from "./funnel-input";
+import { lifecycleActors } from "./lifecycle";
+import { type Input, mergeInput } from "./params";
+import { ActorsResponseSchema } from "./response";
+import { CorrelationQuery, FilterBody, FunnelQuery, LifecycleQuery, StickinessQuery } from "./schema";
+import { stickinessActors } from "./stickiness";
+
+const BASE = "/api/environments/{project_id}/persons";
+const auth: RouteAuth = { kind: "personal", scopes: ["person:read"] };
+const optionalBody = { required: false, content: { "application/json": { schema: FilterBody } } };
+const actors = (description: string) => ({ 200: json(ActorsResponseSchema, description) });
+
+const route = <M extends "get" | "post">(method: M, path: string, summary: string, query: typeof FunnelQuery | typeof CorrelationQuery | typeof LifecycleQuery | typeof StickinessQuery) =>
+  defineRoute({
+    method,
+    path: `${BASE}/${path}`,
+    tags: ["persons"],
+    summary,
+    auth,
+    request: { params: ProjectParams, query, ...(method === "post" ? { body: optionalBody } : {}) },
+    responses: actors("One page of persons in PostHog's actors envelope"),
+  });
+
+const funnelGet = route("get", "funnel", "Persons in a funnel step (drill-down)", FunnelQuery);
+const funnelPost = route("post", "funnel", "Persons in a funnel step, filter as JSON body", FunnelQuery);
+const correlationGet = route("get", "funnel/correlation", "Funnel correlation persons (and table)", CorrelationQuery);
+const correlationPost = route("post", "funnel/correlation", "Funnel correlation persons, filter as JSON body", CorrelationQuery);
+const lifecycleGet = route("get", "lifecycle", "Persons in a lifecycle bucket", LifecycleQuery);
+const stickinessGet = route("get", "stickiness", "Persons active in exactly N intervals", StickinessQuery);
+
+type Handler = (d1: D1Database, ctx: ProjectContext, input: Input, url: string) => Promise<unknown>;
+
+/** Builds the project context (time zone, "now", first event) the services compute in. */
+function projectContext(c: Context<AppEnv>): ProjectContext {
+  const project = c.get("project");
+  const d1 = c.env.DB;
+  return {
+    projectId: project.id,
+    timezone: project.timezone,
+    now: Date.now(),
+    earliest: async () => {
+      const row = await d1.prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1").bind(project.id).first<{ t: string | null }>();
+      return row?.t ? Date.parse(row.t) : null;
+    },
+  };
+}
+
+async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
+  if (c.req.method !== "POST") return undefined;
+  const text = await c.req.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw parseError();
+  }
+}
+
+const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
+  const input = mergeInput(c.req.query(), await bodyOf(c));
+  return c.json(await handler(c.env.DB, projectContext(c), input, c.req.url), 200);
+};
+
+export const analysisRoutes = createRouter()
+  .openapi(funnelGet, serve(funnelActors) as never)
+  .openapi(funnelPost, serve(funnelActors) as never)
+  .openapi(correlationGet, serve(correlationActors) as never)
+  .openapi(correlationPost, serve(correlationActors) as never)
+  .openapi(lifecycleGet, serve(lifecycleActors) as never)
+  .openapi(stickinessGet, serve(stickinessActors) as never);
