@@ -1,5 +1,5 @@
 import { validationError } from "../../lib/errors";
-import { attemptEvents, funnelCtes, type FunnelSpec } from "./funnel-sql";
+import { attemptEvents, BY_PERSON, funnelCtes, type FunnelSpec } from "./funnel-sql";
 import { type Input, json, oneOf } from "./params";
 import { Params, runAll } from "./sql";
 
@@ -46,7 +46,7 @@ export async function correlationTable(d1: D1Database, spec: FunnelSpec, input: 
   let detail: string;
   if (type === "events") {
     const excluded = params.bindList(stringList(input, "funnel_correlation_exclude_event_names"));
-    detail = `SELECT x.event AS name, ${counts} FROM funnel f JOIN events x ON ${attemptEvents(spec, params)}
+    detail = `SELECT x.event AS name, ${counts} FROM funnel f JOIN ${BY_PERSON} ON ${attemptEvents(spec, params)}
       AND x.event NOT IN ${excluded} GROUP BY x.event`;
   } else {
     const names = stringList(input, "funnel_correlation_names");

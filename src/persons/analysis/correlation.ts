@@ -1,7 +1,7 @@
 import { validationError } from "../../lib/errors";
 import { pageOf } from "./funnel";
 import { parseFunnel, type ProjectContext } from "./funnel-input";
-import { attemptEvents, funnelCtes } from "./funnel-sql";
+import { attemptEvents, BY_PERSON, funnelCtes } from "./funnel-sql";
 import { bool, type Input, json, parseEntity } from "./params";
 import { parseProperties, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
@@ -33,7 +33,7 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
     if (entity.event === null) throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
     const cols = { event: "x.properties", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = x.person_id)" };
     const props = propertiesSql(entity.properties, cols, params, "funnel_correlation_person_entity");
-    conditions.push(`EXISTS (SELECT 1 FROM events x
+    conditions.push(`EXISTS (SELECT 1 FROM ${BY_PERSON}
       WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
   }
   const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");

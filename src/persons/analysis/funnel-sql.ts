@@ -24,6 +24,13 @@ export interface FunnelSpec {
   breakdown?: { key: string; type: "event" | "person"; attribution: "first_touch" | "last_touch" };
 }
 
+/** Per-person lookups name their index: without table statistics SQLite would pick the time index and scan. */
+export const BY_PERSON = "events x INDEXED BY events_project_person_timestamp_idx";
+
+/** Range scans over a project's events: by event name when every name is known, else by time. */
+export const byTime = (named: boolean) =>
+  `events x INDEXED BY ${named ? "events_project_event_timestamp_idx" : "events_project_timestamp_idx"}`;
+
 const PERSON_PROPS = (alias: string) => `(SELECT pp.properties FROM persons pp WHERE pp.id = ${alias}.person_id)`;
 
 /** Builds the predicates shared by every lookup on `events x`. */
@@ -47,10 +54,13 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
   const ctes: string[] = [];
-  const starter = spec.order === "unordered" ? anyStep : match[0];
-  ctes.push(`f1 AS (
+  // Unordered anchors are any step's events; naming them lets SQLite seek the event index per name.
+  const names = spec.steps.map((s) => s.event);
+  const anchorNames = names.every((e) => e !== null) ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
+  const starter = spec.order === "unordered" ? `${anyStep}${anchorNames}` : match[0];
+  ctes.push(`f1 AS MATERIALIZED (
     SELECT x.person_id AS pid, x.timestamp AS t1, x.id AS i1, strftime('%Y-%m-%dT%H:%M:%fZ', x.timestamp, ${W}) AS dl
-    FROM events x
+    FROM ${byTime(spec.order === "unordered" ? anchorNames !== "" : spec.steps[0].event !== null)}
     WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
       AND ${starter} AND ${global})`);
 
@@ -59,9 +69,9 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
   if (spec.order === "unordered") {
     // Steps done within [t1, t1 + window] of an anchor step event, in any order.
     const lookups = match.map(
-      (m, k) => `(SELECT min(x.timestamp) FROM events x WHERE ${sameCtx("x.timestamp >= f.t1 AND x.timestamp <= f.dl")} AND ${m}) AS s${k + 1}`,
+      (m, k) => `(SELECT min(x.timestamp) FROM ${BY_PERSON} WHERE ${sameCtx("x.timestamp >= f.t1 AND x.timestamp <= f.dl")} AND ${m}) AS s${k + 1}`,
     );
-    ctes.push(`fu AS (SELECT f.*, ${lookups.join(", ")} FROM f1 f)`);
+    ctes.push(`fu AS MATERIALIZED (SELECT f.*, ${lookups.join(", ")} FROM f1 f)`);
     const reached = match.map((_, k) => `(s${k + 1} IS NOT NULL)`).join(" + ");
     const final = n === 1 ? "s1" : `max(${match.map((_, k) => `s${k + 1}`).join(", ")})`;
     attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, t1 AS tlast FROM fu`;
@@ -72,18 +82,18 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
       if (spec.order === "ordered") {
         // The earliest later event of step k (it may share a timestamp, never an event, with earlier steps).
         const used = Array.from({ length: k - 1 }, (_, j) => `f.i${j + 1}`).join(", ");
-        lookup = `(SELECT x.timestamp || '|' || x.id FROM events x
+        lookup = `(SELECT x.timestamp || '|' || x.id FROM ${BY_PERSON}
           WHERE ${sameCtx(`x.timestamp >= ${prev} AND x.timestamp <= f.dl`)} AND x.id NOT IN (${used}) AND ${match[k - 1]}
           ORDER BY x.timestamp, x.id LIMIT 1)`;
       } else {
         // Strict: the person's very next event (any name) must be step k.
-        lookup = `(SELECT (CASE WHEN ${match[k - 1]} AND x.timestamp <= f.dl THEN '1' ELSE '0' END) || x.timestamp || '|' || x.id FROM events x
+        lookup = `(SELECT (CASE WHEN ${match[k - 1]} AND x.timestamp <= f.dl THEN '1' ELSE '0' END) || x.timestamp || '|' || x.id FROM ${BY_PERSON}
           WHERE ${sameCtx(`x.timestamp >= ${prev} AND (x.timestamp > ${prev} OR x.id > f.i${k - 1})`)}
           ORDER BY x.timestamp, x.id LIMIT 1)`;
       }
-      ctes.push(`f${k}r AS (SELECT f.*, CASE WHEN ${prev} IS NULL THEN NULL ELSE ${lookup} END AS r${k} FROM f${k - 1} f)`);
+      ctes.push(`f${k}r AS MATERIALIZED (SELECT f.*, CASE WHEN ${prev} IS NULL THEN NULL ELSE ${lookup} END AS r${k} FROM f${k - 1} f)`);
       const hit = spec.order === "ordered" ? `r${k}` : `CASE WHEN substr(r${k}, 1, 1) = '1' THEN substr(r${k}, 2) END`;
-      ctes.push(`f${k} AS (SELECT *, substr(h${k}, 1, instr(h${k}, '|') - 1) AS t${k}, CAST(substr(h${k}, instr(h${k}, '|') + 1) AS INTEGER) AS i${k}
+      ctes.push(`f${k} AS MATERIALIZED (SELECT *, substr(h${k}, 1, instr(h${k}, '|') - 1) AS t${k}, CAST(substr(h${k}, instr(h${k}, '|') + 1) AS INTEGER) AS i${k}
         FROM (SELECT *, ${hit} AS h${k} FROM f${k}r))`);
     }
     const reached = ["1", ...Array.from({ length: n - 1 }, (_, j) => `(t${j + 2} IS NOT NULL)`)].join(" + ");
@@ -92,8 +102,8 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
   }
   ctes.push(`att AS (${attempt})`);
   // Best attempt: most steps, then the one that got there first (SQLite takes bare columns from the min row).
-  ctes.push(`best AS (SELECT pid, steps, t1, tfinal, dl, min(printf('%02d', 99 - steps) || tlast || t1) AS _rank FROM att GROUP BY pid)`);
-  ctes.push(`funnel AS (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`);
+  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, min(printf('%02d', 99 - steps) || tlast || t1) AS _rank FROM att GROUP BY pid)`);
+  ctes.push(`funnel AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`);
   return `WITH ${ctes.join(",\n")}`;
 }
 
@@ -107,7 +117,7 @@ function breakdownSql(spec: FunnelSpec, params: Params, p: { P: string; FROM: st
   // Event breakdowns: the value on the person's first (or last) step event that has it set.
   const direction = bd.attribution === "last_touch" ? "DESC" : "ASC";
   const steps = spec.order === "strict" ? "1" : p.anyStep;
-  return `coalesce((SELECT ${jsonText("x.properties", path)} FROM events x
+  return `coalesce((SELECT ${jsonText("x.properties", path)} FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = f.pid AND x.timestamp >= ${p.FROM} AND x.timestamp < ${p.TO}
       AND ${steps} AND ${p.global} AND json_type(x.properties, ${path}) NOT IN ('null')
     ORDER BY x.timestamp ${direction}, x.id ${direction} LIMIT 1), '')`;

@@ -5,6 +5,7 @@ import type { ProjectContext } from "./funnel-input";
 import { type Input, interval, parseEvents, str } from "./params";
 import { propertiesSql, parseProperties } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
+import { byTime } from "./funnel-sql";
 import { Params, runAll } from "./sql";
 import { addIntervals, iso, startOfInterval } from "./zone";
 
@@ -63,7 +64,7 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
         max(x.timestamp >= ${Ts}) AS at,
         max(x.timestamp >= ${Ps} AND x.timestamp < ${Ts}) AS ap,
         max(x.timestamp < ${Ps}) AS early
-      FROM events x
+      FROM ${byTime(series.event !== null)}
       WHERE x.project_id = ${params.bind(ctx.projectId)} AND x.timestamp >= ${W0} AND x.timestamp < ${Te}
         AND x.person_id IS NOT NULL AND ${eventMatch} AND ${filters}
       GROUP BY x.person_id

@@ -5,6 +5,7 @@ import type { ProjectContext } from "./funnel-input";
 import { type EventEntity, type Input, int, interval, json, parseEntity, str } from "./params";
 import { parseProperties, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
+import { byTime } from "./funnel-sql";
 import { Params, queryTooComplex, runAll } from "./sql";
 import { addIntervals, iso, startOfInterval } from "./zone";
 
@@ -55,7 +56,7 @@ export async function stickinessActors(d1: D1Database, ctx: ProjectContext, inpu
       FROM json_each(${params.bind(JSON.stringify(periods))})
     ), act AS (
       SELECT x.person_id AS pid, count(DISTINCT p.idx) AS n
-      FROM periods p CROSS JOIN events x
+      FROM periods p CROSS JOIN ${byTime(entity.event !== null)}
       WHERE x.project_id = ${params.bind(ctx.projectId)} AND ${eventMatch}
         AND x.timestamp >= p.s AND x.timestamp < p.e AND x.person_id IS NOT NULL AND ${filters}
       GROUP BY x.person_id
