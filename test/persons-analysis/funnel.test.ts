@@ -58,6 +58,10 @@ describe("funnel actors: ordered", () => {
     expect(uuidsOf(await funnel("funnel_step=-1"))).toEqual([]);
   });
 
+  it("funnel_custom_steps selects persons whose furthest step is listed", async () => {
+    expect(uuidsOf(await funnel(`funnel_custom_steps=${encodeURIComponent("[1,3]")}`))).toEqual(expected(p.full, p.one, p.reversed));
+  });
+
   it("answers PostHog's envelope with list-shaped persons", async () => {
     const body = await funnel("funnel_step=3");
     expect(Object.keys(body)).toEqual(["results", "next", "initial", "missing_persons", "is_cached", "last_refresh"]);
