@@ -65,11 +65,14 @@ function offsetAt(instant: number, zone: string): number {
  */
 export function fromLocal(zone: string, year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0) {
   const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  const first = wall - offsetAt(wall, zone);
-  const second_ = wall - offsetAt(first, zone);
-  if (second_ === first) return first;
+  const o1 = offsetAt(wall, zone);
+  const t1 = wall - o1;
+  const o2 = offsetAt(t1, zone);
+  if (o2 === o1) return t1;
+  const t2 = wall - o2;
+  if (offsetAt(t2, zone) === o2) return t2;
   // In a gap neither guess reads back as `wall`: take the later instant, as most libraries do.
-  return Math.max(first, second_);
+  return Math.max(t1, t2);
 }
 
 /** The start (UTC instant) of the period containing `instant`. Weeks start on Sunday, as PostHog's default. */
