@@ -3,7 +3,7 @@ import { pageOf } from "./funnel";
 import { parseFunnel, type ProjectContext } from "./funnel-input";
 import { attemptEvents, BY_PERSON, funnelCtes } from "./funnel-sql";
 import { bool, type Input, json, parseEntity } from "./params";
-import { parseProperties, propertiesSql } from "./property-filters";
+import { eventColumns, parseProperties, personColumns, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { Params, runAll } from "./sql";
 import { correlationTable } from "./correlation-table";
@@ -31,15 +31,13 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
   if (entityRaw !== undefined) {
     const entity = parseEntity(entityRaw, "funnel_correlation_person_entity");
     if (entity.event === null) throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
-    const cols = { event: "x.properties", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = x.person_id)" };
-    const props = propertiesSql(entity.properties, cols, params, "funnel_correlation_person_entity");
+    const props = propertiesSql(entity.properties, eventColumns("x"), params, "funnel_correlation_person_entity");
     conditions.push(`EXISTS (SELECT 1 FROM ${BY_PERSON}
       WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
   }
   const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");
   if (values !== undefined) {
-    const cols = { event: "'{}'", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)" };
-    conditions.push(propertiesSql(values, cols, params, "funnel_correlation_property_values"));
+    conditions.push(propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values"));
   }
   const sql = `${ctes}
     SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}

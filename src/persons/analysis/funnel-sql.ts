@@ -1,5 +1,5 @@
 import type { EventEntity } from "./params";
-import { jsonText, keyPath, propertiesSql } from "./property-filters";
+import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import type { Params } from "./sql";
 
 /**
@@ -31,11 +31,10 @@ export const BY_PERSON = "events x INDEXED BY events_project_person_timestamp_id
 export const byTime = (named: boolean) =>
   `events x INDEXED BY ${named ? "events_project_event_timestamp_idx" : "events_project_timestamp_idx"}`;
 
-const PERSON_PROPS = (alias: string) => `(SELECT pp.properties FROM persons pp WHERE pp.id = ${alias}.person_id)`;
 
 /** Builds the predicates shared by every lookup on `events x`. */
 export function funnelPredicates(spec: FunnelSpec, params: Params) {
-  const cols = { event: "x.properties", person: PERSON_PROPS("x") };
+  const cols = eventColumns("x");
   const P = params.bind(spec.projectId);
   const FROM = params.bind(spec.from);
   const TO = params.bind(spec.to);

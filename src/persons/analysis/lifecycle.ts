@@ -3,7 +3,7 @@ import { parseInstant, resolveDateRange } from "./dates";
 import { pageOf } from "./funnel";
 import type { ProjectContext } from "./funnel-input";
 import { type Input, interval, parseEvents, str } from "./params";
-import { propertiesSql, parseProperties } from "./property-filters";
+import { eventColumns, parseProperties, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { byTime } from "./funnel-sql";
 import { Params, runAll } from "./sql";
@@ -49,7 +49,7 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
   if (T < first || T > last) return actorsPage(d1, ctx.projectId, [], page, url);
 
   const params = new Params();
-  const cols = { event: "x.properties", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = x.person_id)" };
+  const cols = eventColumns("x");
   const Ts = params.bind(iso(T));
   const Te = params.bind(iso(addIntervals(T, 1, unit, zone)));
   const Ps = params.bind(iso(addIntervals(T, -1, unit, zone)));

@@ -6,15 +6,33 @@ import type { Params } from "./sql";
  *
  * This is a thin adapter, on purpose: the persons area owns the project's property-filter matcher
  * (src/persons/filters/, taking the JSON column expression as a parameter). Until that module is on
- * main, this adapter supports only the equality operators below and refuses the rest with a 400;
- * pointing `filterExpr` at the shared matcher is a one-file change.
+ * main, this adapter supports only the equality operators below and refuses the rest with a 400.
+ * The swap is a change of this file only: parse with the matcher's `parseFilterGroup(tree, attr, "event")`,
+ * compile with `compileFilterGroup(group, { eventProperties: sql.raw(columns.event), personProperties:
+ * sql.raw(columns.person), personId: sql.raw(columns.personId) }, cohortSql)` and inline the fragment
+ * with `inlineDrizzle` (sql-bridge.ts), which renumbers its parameters into the statement's.
  */
 
-/** SQL expressions (JSON text) the filters read: the event's properties and its person's. */
+/** SQL expressions the filters read: the event's properties (JSON text), its person's, and the person id. */
 export interface FilterColumns {
   event: string;
   person: string;
+  personId: string;
 }
+
+/** Filters over rows of `events` aliased `alias` (person properties are the person's current ones). */
+export const eventColumns = (alias: string): FilterColumns => ({
+  event: `${alias}.properties`,
+  person: `(SELECT pp.properties FROM persons pp WHERE pp.id = ${alias}.person_id)`,
+  personId: `${alias}.person_id`,
+});
+
+/** Filters over a person id expression only (no event). */
+export const personColumns = (personId: string): FilterColumns => ({
+  event: "'{}'",
+  person: `(SELECT pp.properties FROM persons pp WHERE pp.id = ${personId})`,
+  personId,
+});
 
 interface PropertyFilter {
   key: string;

@@ -3,7 +3,7 @@ import { resolveDateRange } from "./dates";
 import { pageOf } from "./funnel";
 import type { ProjectContext } from "./funnel-input";
 import { type EventEntity, type Input, int, interval, json, parseEntity, str } from "./params";
-import { parseProperties, propertiesSql } from "./property-filters";
+import { eventColumns, parseProperties, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { byTime } from "./funnel-sql";
 import { Params, queryTooComplex, runAll } from "./sql";
@@ -44,7 +44,7 @@ export async function stickinessActors(d1: D1Database, ctx: ProjectContext, inpu
   }
 
   const params = new Params();
-  const cols = { event: "x.properties", person: "(SELECT pp.properties FROM persons pp WHERE pp.id = x.person_id)" };
+  const cols = eventColumns("x");
   const eventMatch = entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`;
   const filters = [
     propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties"),
