@@ -46,8 +46,10 @@ export async function correlationTable(d1: D1Database, spec: FunnelSpec, input: 
   let detail: string;
   if (type === "events") {
     const excluded = params.bindList(stringList(input, "funnel_correlation_exclude_event_names"));
-    detail = `SELECT x.event AS name, ${counts} FROM funnel f JOIN ${BY_PERSON} ON ${attemptEvents(spec, params)}
-      AND x.event NOT IN ${excluded} GROUP BY x.event`;
+    // One row per (event, person) first, so the counts need no DISTINCT over the whole join.
+    detail = `SELECT name, sum(steps = ${N}) AS s, sum(steps < ${N}) AS f FROM (
+        SELECT DISTINCT x.event AS name, f.pid, f.steps FROM funnel f JOIN ${BY_PERSON} ON ${attemptEvents(spec, params)}
+        AND x.event NOT IN ${excluded}) GROUP BY name`;
   } else {
     const names = stringList(input, "funnel_correlation_names");
     if (!names.length) throw validationError("Property correlation expects at least one property name in funnel_correlation_names.", "funnel_correlation_names");
