@@ -90,3 +90,16 @@ describe("funnel correlation actors", () => {
     expect(envelope(bad).attr).toBe("funnel_correlation_names");
   });
 });
+
+describe("funnel correlation: the attempt PostHog keeps", () => {
+  it("counts events from the latest start that reached the final step first", async () => {
+    const project = (await createProject()).id;
+    // Both A's reach B at 12:00; PostHog carries the later start (11:00), so Z at 10:30 is before the attempt.
+    await personWith(project, [["A", "2024-01-07T10:00:00Z"], ["Z", "2024-01-07T10:30:00Z"], ["A", "2024-01-07T11:00:00Z"], ["W", "2024-01-07T11:30:00Z"], ["B", "2024-01-07T12:00:00Z"]]);
+    const base = `/api/environments/${project}/persons/funnel/correlation/?events=${STEPS}&date_from=2024-01-01&date_to=2024-01-31`;
+    const z = await call(`${base}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"Z"}')}`);
+    expect(z.json.results[0].count).toBe(0);
+    const w = await call(`${base}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"W"}')}`);
+    expect(w.json.results[0].count).toBe(1);
+  });
+});

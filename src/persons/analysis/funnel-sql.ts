@@ -73,7 +73,8 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
     ctes.push(`fu AS MATERIALIZED (SELECT f.*, ${lookups.join(", ")} FROM f1 f)`);
     const reached = match.map((_, k) => `(s${k + 1} IS NOT NULL)`).join(" + ");
     const final = n === 1 ? "s1" : `max(${match.map((_, k) => `s${k + 1}`).join(", ")})`;
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, t1 AS tlast FROM fu`;
+    const done = match.map((_, k) => `coalesce(s${k + 1}, '')`).join(", ");
+    attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast FROM fu`;
   } else {
     for (let k = 2; k <= n; k++) {
       const prev = `f.t${k - 1}`;
@@ -100,8 +101,11 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
     attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast FROM f${n}`;
   }
   ctes.push(`att AS (${attempt})`);
-  // Best attempt: most steps, then the one that got there first (SQLite takes bare columns from the min row).
-  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, min(printf('%02d', 99 - steps) || tlast || t1) AS _rank FROM att GROUP BY pid)`);
+  // Best attempt, as PostHog's UDF keeps it: most steps, then the first to get there; on a tie the
+  // latest start for ordered funnels (the chain the UDF carries), the earliest window for unordered.
+  const tie = spec.order === "unordered" ? "ASC" : "DESC";
+  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl FROM (
+    SELECT *, row_number() OVER (PARTITION BY pid ORDER BY steps DESC, tlast ASC, t1 ${tie}) AS rn FROM att) WHERE rn = 1)`);
   ctes.push(`funnel AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`);
   return `WITH ${ctes.join(",\n")}`;
 }
