@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { parseError } from "../../lib/errors";
+import { parseError, validationError } from "../../lib/errors";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
@@ -8,7 +8,7 @@ import { correlationActors } from "./correlation";
 import { funnelActors } from "./funnel";
 import type { ProjectContext } from "./funnel-input";
 import { lifecycleActors } from "./lifecycle";
-import { type Input, mergeInput } from "./params";
+import { type Input, mergeInput, str } from "./params";
 import { ActorsResponseSchema } from "./response";
 import { CorrelationQuery, FilterBody, FunnelQuery, LifecycleQuery, StickinessQuery } from "./schema";
 import { stickinessActors } from "./stickiness";
@@ -66,6 +66,7 @@ async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
 
 const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
   const input = mergeInput(c.req.query(), await bodyOf(c));
+  if (str(input, "search") !== undefined) throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
   return c.json(await handler(c.env.DB, projectContext(c), input, c.req.url), 200);
 };
 
