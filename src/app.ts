@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createDb } from "./db/client";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
+import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
@@ -54,6 +55,7 @@ export function createApp() {
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
   mountProjectScoped(app, analysisRoutes, "environments");
+  mountProjectScoped(app, endpointRoutes, "environments");
   app.route("/", keyRoutes);
   registerDocs(app);
 

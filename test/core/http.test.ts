@@ -1,4 +1,6 @@
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { handleError } from "../../src/lib/errors";
 import { call, createProject, envelope } from "../helpers";
 
 describe("HTTP core", () => {
@@ -65,6 +67,18 @@ describe("HTTP core", () => {
       expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
       envelope(res);
     }
+  });
+
+  it("answers an unexpected failure with a generic 500 that carries no internal text", async () => {
+    const app = new Hono();
+    app.onError(handleError);
+    app.get("/boom", () => {
+      throw new Error("secret: D1_ERROR near line 3 of users.sql");
+    });
+    const res = await app.request("/boom");
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body).toEqual({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null });
   });
 
   it("resolves /api/environments/:id and /api/projects/:id to the same project", async () => {

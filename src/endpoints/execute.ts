@@ -1,0 +1,36 @@
+/** Rows of a query in PostHog's HogQL response form: row arrays in column order, plus ClickHouse-style types. */
+/** A SQLite value as D1 returns it. */
+export type Cell = string | number | boolean | null;
+
+export interface QueryRows {
+  columns: string[];
+  types: [string, string][];
+  results: Cell[][];
+}
+
+/** Runs compiled SQL on D1 with bound parameters (the SQL text is never built from request values). */
+export async function executeCompiled(db: D1Database, sql: string, params: Cell[]): Promise<QueryRows> {
+  const [columns = [], ...results] = (await db
+    .prepare(sql)
+    .bind(...params)
+    .raw({ columnNames: true })) as [string[], ...Cell[][]];
+  return { columns, types: typesOf(columns, results), results };
+}
+
+/** SQLite values carry their own type; name them as PostHog's types do. */
+export function typesOf(columns: string[], rows: Cell[][]): [string, string][] {
+  return columns.map((name, i) => {
+    const sample = rows.find((r) => r[i] !== null && r[i] !== undefined)?.[i];
+    const type =
+      sample === undefined
+        ? "Nullable(Nothing)"
+        : typeof sample === "number"
+          ? Number.isInteger(sample) ? "Int64" : "Float64"
+          : typeof sample === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(sample)
+            ? "DateTime64(3, 'UTC')"
+            : typeof sample === "string" && /^\d{4}-\d\d-\d\d$/.test(sample)
+              ? "Date"
+              : "String";
+    return [name, type];
+  });
+}

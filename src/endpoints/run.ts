@@ -1,0 +1,153 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { endpoints, endpointVersions } from "../db/schema";
+import type { Env } from "../env";
+import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
+import { sha256Hex } from "../lib/crypto";
+import { notFound, validationError } from "../lib/errors";
+import type { Project } from "../projects/service";
+import type { Cell } from "./execute";
+import { enableMaterialization, materializerFor } from "./materialization";
+import { compileQuery, type HogQLQuery, isBindable, isList, variablesByCode } from "./query";
+import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
+
+/** PostHog's default staleness for HogQL results when the version sets no cache age. */
+export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
+const REFRESH_MODES = ["cache", "force", "direct"] as const;
+
+export interface RunRequest {
+  client_query_id?: string;
+  debug?: boolean | string;
+  filters_override?: unknown;
+  limit?: unknown;
+  query_override?: unknown;
+  refresh?: string;
+  variables?: Record<string, unknown>;
+  version?: unknown;
+}
+
+function parseLimit(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const n = typeof raw === "number" ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1) throw validationError(`Invalid limit parameter: ${String(raw)}`, "limit");
+  if (n > MAX_LIMIT) throw validationError(`Invalid limit parameter: ${n} (at most ${MAX_LIMIT})`, "limit");
+  return n;
+}
+
+/** Run a saved query: checks in PostHog's order, binds variables, then the endpoint's Durable Object executes. */
+export async function runEndpoint(env: Env, db: Db, project: Project, name: string, req: RunRequest) {
+  const started = Date.now();
+  const requestedVersion = parseVersionParam(req.version);
+  const target = await findRunTarget(db, project.id, name, requestedVersion);
+  if (!target || !target.endpoint.isActive) throw notFound();
+  const { endpoint } = target;
+  if (req.query_override !== undefined && req.query_override !== null) throw validationError("query_override is not allowed. Use variables instead.", "query_override");
+  if (req.filters_override !== undefined && req.filters_override !== null) {
+    throw validationError("filters_override is not supported for HogQL endpoints. Use variables instead.", "filters_override");
+  }
+  const version = target.version;
+  if (!version) throw notFound(`Version ${requestedVersion} not found for endpoint '${endpoint.name}'`);
+  if (!version.isActive) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
+  const requestedLimit = parseLimit(req.limit);
+  const refresh = (req.refresh ?? "cache") as (typeof REFRESH_MODES)[number];
+  if (!REFRESH_MODES.includes(refresh)) throw validationError(`refresh must be one of: ${REFRESH_MODES.join(", ")}.`, "refresh");
+  if (refresh === "direct" && !version.isMaterialized) {
+    throw validationError("'direct' refresh mode is only valid for materialized endpoints. Use 'cache' or 'force' instead.", "refresh");
+  }
+  const query = version.query as HogQLQuery;
+  const compiled = await currentPlan(env, db, endpoint, version);
+  const definitions = variablesByCode(query);
+  const requested = req.variables ?? {};
+  const unknown = Object.keys(requested).filter((k) => !definitions.has(k)).sort();
+  if (unknown.length) throw validationError(`Unknown variable(s): ${unknown.join(", ")}`, "variables");
+  const lists = new Set(compiled.lists);
+  for (const [key, value] of Object.entries(requested)) {
+    if (lists.has(key) ? !isBindable(value) && !isList(value) : !isBindable(value)) {
+      throw validationError(`Variable ${key} must be a string, number, boolean or null${lists.has(key) ? ", or a list of them" : ""}.`, "variables");
+    }
+  }
+  // A value binds as a parameter: the request's, else the stored one; booleans as SQLite integers,
+  // lists (for `IN {variables.x}`) as one JSON array.
+  const scalar = (v: unknown) => (typeof v === "boolean" ? Number(v) : v) as Cell;
+  const valueOf = (code: string): Cell => {
+    const value = code in requested ? requested[code] : (definitions.get(code)?.value ?? null);
+    if (lists.has(code)) return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
+    if (Array.isArray(value)) throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
+    return scalar(value);
+  };
+  const values = compiled.variables.map(valueOf);
+  const limit = Math.min(requestedLimit ?? compiled.limit ?? DEFAULT_LIMIT, compiled.limit ?? MAX_LIMIT, MAX_LIMIT);
+  const plan = compiled.materialization;
+  const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
+  const cacheKey = await sha256Hex(JSON.stringify([version.version, values, limit, compiled.offset]));
+
+  const outcome = await materializerFor(env, endpoint.id).run({
+    version: version.version,
+    sql: compiled.sql,
+    params: [project.id, ...values, limit + 1, compiled.offset],
+    limit,
+    offset: compiled.offset,
+    cacheKey,
+    cacheAgeSeconds,
+    refresh,
+    materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
+  });
+  await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
+  if ("error" in outcome) throw validationError(`Query execution failed: ${outcome.error}`, "query", "query_execution_failed");
+  const out = outcome;
+
+  const refreshedAt = Date.parse(out.last_refresh);
+  const body: Record<string, unknown> = {
+    results: out.results,
+    columns: out.columns,
+    types: out.types,
+    hasMore: out.hasMore,
+    limit,
+    offset: compiled.offset,
+    is_cached: out.is_cached,
+    last_refresh: out.last_refresh,
+    next_allowed_client_refresh: new Date(refreshedAt + 60_000).toISOString(),
+    cache_target_age: new Date(refreshedAt + cacheAgeSeconds * 1000).toISOString(),
+    timezone: project.timezone,
+    query_status: null,
+    error: null,
+    metadata: null,
+    query_metadata: null,
+    endpoint_version: version.version,
+    endpoint_version_created_at: version.createdAt,
+  };
+  if (out.materialized_at) Object.assign(body, { endpoint_materialized: true, endpoint_materialized_at: out.materialized_at });
+  if (req.debug === true || req.debug === "true") {
+    Object.assign(body, {
+      cache_key: cacheKey,
+      hogql: query.query,
+      sql: compiled.sql,
+      timings: [
+        { k: out.materialized_at ? "./read_materialized" : "./execute", t: out.execute_ms / 1000 },
+        { k: "./endpoint_run", t: (Date.now() - started) / 1000 },
+      ],
+      calculation_trigger: out.is_cached ? null : refresh === "cache" ? "cache_miss" : refresh,
+    });
+  }
+  return body;
+}
+
+/**
+ * The version's plan, recompiled once (and saved, with the materialization re-pointed) when it was
+ * produced by an older compiler: versions are immutable, the SQL they compile to may improve.
+ */
+async function currentPlan(env: Env, db: Db, endpoint: EndpointRow, version: VersionRow): Promise<CompiledQuery> {
+  const stored = compiledOf(version);
+  if (stored?.compiler === COMPILER_VERSION) return stored;
+  const compiled = await compileQuery(version.query as HogQLQuery);
+  await db.update(endpointVersions).set({ compiled: compiled as unknown as Record<string, unknown> }).where(eq(endpointVersions.id, version.id));
+  const updated = { ...version, compiled: compiled as unknown as Record<string, unknown> };
+  if (version.isMaterialized && "sql" in compiled.materialization) await enableMaterialization(env, endpoint, updated, version.syncFrequency);
+  return compiled;
+}
+
+/** PostHog writes last_executed_at at most once an hour. */
+async function touchLastExecuted(db: Db, endpointId: string, last: string | null) {
+  if (last && Date.parse(last) > Date.now() - 3600_000) return;
+  await db.update(endpoints).set({ lastExecutedAt: new Date().toISOString() }).where(eq(endpoints.id, endpointId));
+}

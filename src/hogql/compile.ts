@@ -1,0 +1,82 @@
+import type { Node } from "./ast";
+import { HogQLError } from "./errors";
+import { materializationTransform } from "./materialize";
+import { hogqlParser } from "./parser";
+import { Printer } from "./printer";
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 50_000;
+/** A materialized table holds at most this many rows; larger results fail the refresh. */
+export const MAX_MATERIALIZED_ROWS = 500_000;
+
+/**
+ * What a version stores in `endpoint_versions.compiled`; a run only binds and executes it.
+ * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
+ */
+/** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
+export const COMPILER_VERSION = 2;
+
+export interface CompiledQuery {
+  compiler: number;
+  sql: string;
+  variables: string[];
+  /** Variables compared with IN: bound as a JSON array (a scalar value as a one-element list). */
+  lists: string[];
+  /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
+  limit: number | null;
+  offset: number;
+  columns: string[] | null;
+  /** `singleRow`: an ungrouped aggregate, whose reads fall back to inline when the table has no row. */
+  materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
+}
+
+const REFUSED_STATEMENTS = /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;
+
+/** Parses HogQL with PostHog's grammar; a syntax error or a refused construct throws HogQLError. */
+export async function parseHogQL(text: string): Promise<Node> {
+  const refused = REFUSED_STATEMENTS.exec(text);
+  if (refused) throw new HogQLError(`${refused[1].toUpperCase()} statements are not allowed: endpoints run SELECT queries only`);
+  const parser = await hogqlParser();
+  const ast = JSON.parse(parser.parseSelect(text)) as Node & { error?: boolean; message?: string };
+  if (ast.error) throw new HogQLError(`Invalid HogQL query: ${ast.message}`);
+  return ast;
+}
+
+export async function compileHogQL(text: string): Promise<CompiledQuery> {
+  const ast = await parseHogQL(text);
+  const top: Node = structuredClone(ast);
+  let limit: number | null = null;
+  let offset = 0;
+  if (top.node === "SelectQuery") {
+    limit = literal(top.limit, "LIMIT");
+    offset = literal(top.offset, "OFFSET") ?? 0;
+    top.limit = null;
+    top.offset = null;
+  }
+  const printer = new Printer(text, ast);
+  const printed = printer.query(top);
+  const n = printer.variables.length;
+  const tail = `LIMIT ?${n + 2} OFFSET ?${n + 3}`;
+  const sql = top.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
+  return { compiler: COMPILER_VERSION, sql, variables: printer.variables, lists: [...printer.listVariables], limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
+}
+
+function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {
+  try {
+    const { query, variables, singleRow } = materializationTransform(ast);
+    const printer = new Printer(text, query);
+    const printed = printer.query(query);
+    return { sql: `${printed.sql} LIMIT ${MAX_MATERIALIZED_ROWS + 1}`, variables, singleRow };
+  } catch (error) {
+    if (error instanceof HogQLError) return { reason: error.message };
+    throw error;
+  }
+}
+
+function literal(node: Node | null | undefined, what: string): number | null {
+  if (!node) return null;
+  if (node.node !== "Constant" || typeof node.value !== "number" || !Number.isInteger(node.value) || node.value < 0) {
+    throw new HogQLError(`${what} must be a non-negative integer literal`);
+  }
+  return node.value;
+}

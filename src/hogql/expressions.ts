@@ -1,0 +1,291 @@
+import { type Node, variableName } from "./ast";
+import { catalogField, jsonPath, NON_NULL_COLUMNS, quoteIdent, quoteString } from "./catalog";
+import { refuse } from "./errors";
+import { aggregateSql, INTERVAL_UNITS, isAggregate, scalarSql } from "./functions";
+import type { Printed, Scope, Source } from "./scope";
+
+const CAST_TYPES: [RegExp, (x: string) => string][] = [
+  [/^u?int\d*$|^integer$/, (x) => `CAST(${x} AS INTEGER)`],
+  [/^float\d*$|^double$|^real$|^decimal/, (x) => `CAST(${x} AS REAL)`],
+  [/^string$|^text$|^varchar/, (x) => `CAST(${x} AS TEXT)`],
+  [/^date$/, (x) => `date(${x})`],
+  [/^datetime\d*$|^timestamp$/, (x) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${x})`],
+];
+/** Timestamps are ISO text: expressions known to produce one (columns, toDateTime, toStartOf*, now). */
+function isTimeExpr(n: Node): boolean {
+  if (n.node === "Field") return ["timestamp", "created_at"].includes(n.chain.at(-1)) && !n.chain.includes("properties");
+  if (n.node === "Call") return /^(tostartof|todatetime$|now$)/i.test(n.name);
+  if (n.node === "ArithmeticOperation") return isTimeExpr(n.left);
+  return false;
+}
+
+/**
+ * A datetime literal compared with a timestamp is rewritten to the stored form, so text order is time
+ * order: '2026-01-05 10:00:00' becomes '2026-01-05T10:00:00.000Z'. Dates alone already sort right.
+ */
+function isoConstant(n: Node): Node {
+  const m = n.node === "Constant" && typeof n.value === "string" ? /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)(:\d\d)?(\.\d{1,3})?Z?$/.exec(n.value) : null;
+  if (!m) return n;
+  const ms = (m[4] ?? ".000").padEnd(4, "0");
+  return { ...n, value: `${m[1]}T${m[2]}${m[3] ?? ":00"}${ms}Z` };
+}
+
+/** LIKE is case-sensitive in HogQL: constant patterns become GLOB patterns. */
+const likeToGlob = (pattern: string) =>
+  pattern.replace(/[*?[\]%_]/g, (c) => (c === "%" ? "*" : c === "_" ? "?" : `[${c}]`));
+
+/**
+ * Expressions of a HogQL AST as SQLite: fields resolved through the SELECT's scope (aliases inline,
+ * properties as json_extract), HogQL's null-safe comparisons, interval arithmetic and the function
+ * catalog. Variables bind as `?2`, `?3`, ... in order of first use (`?1` is the project id).
+ */
+export abstract class ExpressionPrinter {
+  readonly variables: string[] = [];
+  /** Variables used as `x IN {variables.list}`: bound as a JSON array, read with json_each. */
+  readonly listVariables = new Set<string>();
+
+  abstract query(node: Node, parent?: Scope, ctes?: Scope["ctes"]): Printed;
+
+  protected exprs(nodes: Node[], scope: Scope): string {
+    return nodes.map((e) => this.expr(e, scope)).join(", ");
+  }
+
+  expr(n: Node, scope: Scope): string {
+    switch (n.node) {
+      case "Constant":
+        return this.constant(n.value);
+      case "Field":
+        return this.field(n.chain, scope);
+      case "ArrayAccess":
+      case "TupleAccess":
+        return this.arrayAccess(n, scope);
+      case "Alias":
+        return this.withResolving(scope, n.alias, () => this.expr(n.expr, scope));
+      case "Placeholder":
+        return this.placeholder(n);
+      case "And":
+      case "Or":
+        return `(${n.exprs.map((e: Node) => this.expr(e, scope)).join(n.node === "And" ? " AND " : " OR ")})`;
+      case "Not":
+        return `(NOT ${this.expr(n.expr, scope)})`;
+      case "CompareOperation":
+        return this.compare(n, scope);
+      case "ArithmeticOperation":
+        return this.arithmetic(n, scope);
+      case "BetweenExpr": {
+        const [low, high] = isTimeExpr(n.expr) ? [isoConstant(n.low), isoConstant(n.high)] : [n.low, n.high];
+        return `(${this.expr(n.expr, scope)} ${n.negated ? "NOT " : ""}BETWEEN ${this.expr(low, scope)} AND ${this.expr(high, scope)})`;
+      }
+      case "Tuple":
+        return `(${this.exprs(n.exprs, scope)})`;
+      case "TypeCast": {
+        const cast = CAST_TYPES.find(([re]) => re.test(String(n.type_name).toLowerCase()));
+        return cast ? cast[1](this.expr(n.expr, scope)) : refuse(`Cast to ${n.type_name} is not supported`);
+      }
+      case "Call":
+        return this.call(n, scope);
+      case "SelectQuery":
+      case "SelectSetQuery":
+        return `(${this.query(n, scope).sql})`;
+      default:
+        return refuse(`${n.node} is not supported`);
+    }
+  }
+
+  private constant(value: unknown): string {
+    if (value === null) return "NULL";
+    if (typeof value === "boolean") return value ? "1" : "0";
+    if (typeof value === "number") return Number.isFinite(value) ? String(value) : refuse(`${value} is not supported`);
+    if (typeof value === "string") return quoteString(value);
+    return refuse("Unsupported constant");
+  }
+
+  private placeholder(n: Node): string {
+    const name = variableName(n);
+    const chain: unknown[] = n.expr?.chain ?? n.chain ?? [];
+    if (chain.length === 1 && chain[0] === "filters") return "1"; // no dashboard filters apply to an endpoint run
+    if (!name) return refuse(`Placeholder {${chain.join(".")}} is not supported; use {variables.name}`);
+    let index = this.variables.indexOf(name);
+    if (index < 0) index = this.variables.push(name) - 1;
+    return `?${index + 2}`;
+  }
+
+  private withResolving(scope: Scope, alias: string, print: () => string): string {
+    const had = scope.resolving.has(alias);
+    scope.resolving.add(alias);
+    try {
+      return print();
+    } finally {
+      if (!had) scope.resolving.delete(alias);
+    }
+  }
+
+  private field(chain: (string | number)[], scope: Scope): string {
+    const head = chain[0];
+    if (chain.length === 1 && typeof head === "string") {
+      const alias = scope.aliases.get(head);
+      if (alias && !scope.resolving.has(head)) return `(${this.withResolving(scope, head, () => this.expr(alias, scope))})`;
+    }
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const found = this.resolve(chain, s);
+      if (found) return found;
+    }
+    return refuse(`Unknown field: ${chain.join(".")}`);
+  }
+
+  private resolve(chain: (string | number)[], scope: Scope): string | undefined {
+    if (chain.length > 1) {
+      const source = scope.sources.find((s) => s.alias === chain[0]);
+      if (source) return this.onSource(source, chain.slice(1)) ?? refuse(`Unknown field: ${chain.join(".")}`);
+    }
+    for (const source of scope.sources) {
+      const found = this.onSource(source, chain);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private onSource(source: Source, chain: (string | number)[]): string | undefined {
+    if (source.table) return catalogField(source.table, source.alias, chain);
+    const [head, ...rest] = chain;
+    if (typeof head !== "string" || (source.columns && !source.columns.includes(head))) return undefined;
+    const column = `${quoteIdent(source.alias)}.${quoteIdent(head)}`;
+    return rest.length ? `json_extract(${column}, ${jsonPath(rest)})` : column;
+  }
+
+  /** `properties['a b'].c` arrives as nested ArrayAccess over a Field: flatten it into a chain. */
+  private arrayAccess(n: Node, scope: Scope): string {
+    const chain: (string | number)[] = [];
+    let cur: Node = n;
+    while (cur.node === "ArrayAccess" || cur.node === "TupleAccess") {
+      if (cur.node === "TupleAccess") {
+        chain.unshift(Number(cur.index));
+        cur = cur.tuple;
+        continue;
+      }
+      if (cur.property.node !== "Constant" || !["string", "number"].includes(typeof cur.property.value)) refuse("Only literal keys and indexes are supported in [...]");
+      chain.unshift(cur.property.value);
+      cur = cur.array;
+    }
+    if (cur.node !== "Field") return refuse("[...] access is only supported on properties");
+    return this.field([...cur.chain, ...chain], scope);
+  }
+
+  private nonNull(n: Node, scope: Scope): boolean {
+    if (n.node === "Constant") return n.value !== null;
+    if (n.node === "Field") {
+      // Only a column of the one catalog table in FROM: with joins, any side may be NULL-extended.
+      const [only, ...others] = scope.sources;
+      if (!only?.table || others.length || scope.aliases.has(n.chain[0])) return false;
+      const chain = n.chain.length === 2 && n.chain[0] === only.alias ? n.chain.slice(1) : n.chain;
+      return chain.length === 1 && NON_NULL_COLUMNS.has(chain[0]);
+    }
+    if (n.node === "ArithmeticOperation") return this.nonNull(n.left, scope) && this.nonNull(n.right, scope);
+    if (n.node === "Call") {
+      const name = n.name.toLowerCase();
+      if (["now", "today", "yesterday"].includes(name) || name in INTERVAL_UNITS) return true;
+      return /^(tostartof|todate)/.test(name) && n.args.every((a: Node) => this.nonNull(a, scope));
+    }
+    return false;
+  }
+
+  private compare(original: Node, scope: Scope): string {
+    const n = isTimeExpr(original.left) ? { ...original, right: isoConstant(original.right) } : isTimeExpr(original.right) ? { ...original, left: isoConstant(original.left) } : original;
+    const op = String(n.op).toLowerCase();
+    const rightNull = n.right.node === "Constant" && n.right.value === null;
+    const leftNull = n.left.node === "Constant" && n.left.value === null;
+    if ((op === "==" || op === "!=") && (rightNull || leftNull)) {
+      return `(${this.expr(rightNull ? n.left : n.right, scope)} IS ${op === "!=" ? "NOT " : ""}NULL)`;
+    }
+    const left = this.expr(n.left, scope);
+    const safe = this.nonNull(n.left, scope) && this.nonNull(n.right, scope);
+    // Null-safe as HogQL: a missing value never equals, always differs, and fails other tests.
+    const guard = (sql: string, whenNull: 0 | 1) => (safe ? `(${sql})` : `ifnull(${sql}, ${whenNull})`);
+    const right = () => this.expr(n.right, scope);
+    switch (op) {
+      case "==":
+        return safe ? `(${left} = ${right()})` : `(${left} IS ${right()})`;
+      case "!=":
+        return safe ? `(${left} != ${right()})` : `(${left} IS NOT ${right()})`;
+      case "<":
+      case "<=":
+      case ">":
+      case ">=":
+        return guard(`${left} ${op} ${right()}`, 0);
+      case "like":
+      case "not like": {
+        const pattern = n.right.node === "Constant" && typeof n.right.value === "string" ? `GLOB ${quoteString(likeToGlob(n.right.value))}` : `LIKE ${right()}`;
+        return op === "like" ? guard(`${left} ${pattern}`, 0) : guard(`NOT (${left} ${pattern})`, 1);
+      }
+      case "ilike":
+        return guard(`${left} LIKE ${right()}`, 0);
+      case "not ilike":
+        return guard(`${left} NOT LIKE ${right()}`, 1);
+      case "in":
+      case "not in":
+      case "global in":
+      case "global not in": {
+        const r = n.right;
+        const listVariable = variableName(r);
+        if (listVariable) this.listVariables.add(listVariable);
+        const list =
+          r.node === "Tuple" || r.node === "Array" ? `(${this.exprs(r.exprs, scope)})`
+          : r.node === "SelectQuery" || r.node === "SelectSetQuery" ? `(${this.query(r, scope).sql})`
+          : listVariable ? `(SELECT value FROM json_each(${right()}))`
+          : `(${right()})`;
+        return op.endsWith("not in") ? guard(`${left} NOT IN ${list}`, 1) : guard(`${left} IN ${list}`, 0);
+      }
+      default:
+        return refuse(`Operator ${n.op} is not supported`);
+    }
+  }
+
+  private arithmetic(n: Node, scope: Scope): string {
+    const interval = n.right.node === "Call" ? INTERVAL_UNITS[n.right.name.toLowerCase()] : undefined;
+    if (interval && (n.op === "+" || n.op === "-")) {
+      const [factor, unit] = interval;
+      if (n.right.args.length !== 1) refuse(`${n.right.name} takes 1 argument`);
+      const amount = `(${this.expr(n.right.args[0], scope)})${factor === 1 ? "" : ` * ${factor}`}`;
+      return `strftime('%Y-%m-%dT%H:%M:%fZ', ${this.expr(n.left, scope)}, printf('%+d ${unit}', ${n.op === "-" ? "-" : ""}${amount}))`;
+    }
+    const left = this.expr(n.left, scope);
+    const right = this.expr(n.right, scope);
+    if (n.op === "/") return `(CAST(${left} AS REAL) / ${right})`;
+    if (["+", "-", "*", "%"].includes(n.op)) return `(${left} ${n.op} ${right})`;
+    return refuse(`Operator ${n.op} is not supported`);
+  }
+
+  private call(n: Node, scope: Scope): string {
+    if (n.params?.length) refuse(`Parametric function ${n.name}(...)(...) is not supported`);
+    if (n.order_by?.length) refuse(`ORDER BY inside ${n.name}(...) is not supported`);
+    const name = String(n.name);
+    if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
+    if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);
+    const args: string[] = (n.args ?? []).map((a: Node) => (a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope)));
+    if (isAggregate(name)) {
+      // `agg(...) FILTER (WHERE c)` is an -If combinator by another name.
+      if (!n.filter_expr) return aggregateSql(name, args, !!n.distinct);
+      const filter = this.expr(n.filter_expr, scope);
+      const conditional = name.toLowerCase().endsWith("if");
+      const ifName = conditional ? name : `${name}If`;
+      const ifArgs = conditional ? [...args.slice(0, -1), `(${args.at(-1)} AND ${filter})`] : [...args, filter];
+      return aggregateSql(ifName, ifArgs, !!n.distinct);
+    }
+    if (n.filter_expr) refuse(`FILTER applies to aggregate functions, not ${name}`);
+    if (args.includes("*")) refuse(`${name}(*) is not supported`);
+    return scalarSql(name, args);
+  }
+
+  /** `toStartOfInterval(t, INTERVAL n unit)` for seconds to days: buckets aligned on the Unix epoch, as ClickHouse does. */
+  private startOfInterval(n: Node, scope: Scope): string {
+    const [time, interval] = n.args ?? [];
+    const unit = interval?.node === "Call" ? INTERVAL_UNITS[String(interval.name).toLowerCase()] : undefined;
+    const amount = interval?.args?.[0];
+    const seconds = unit && { seconds: 1, minutes: 60, hours: 3600, days: 86400 }[unit[1]];
+    if (!time || !seconds || unit[0] !== 1 || amount?.node !== "Constant" || !Number.isInteger(amount.value) || amount.value < 1) {
+      return refuse("toStartOfInterval takes a time and INTERVAL n SECOND, MINUTE, HOUR or DAY with a positive integer n");
+    }
+    const step = seconds * amount.value;
+    return `strftime('%Y-%m-%dT%H:%M:%S.000Z', (CAST(strftime('%s', ${this.expr(time, scope)}) AS INTEGER) / ${step}) * ${step}, 'unixepoch')`;
+  }
+}
