@@ -1,6 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { CAPTURE_PATHS, captureRoutes } from "./capture/routes";
+import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
@@ -10,6 +12,9 @@ import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge
 import { pathMatcher } from "./lib/method-not-allowed";
 import { analysisRoutes } from "./persons/analysis/routes";
 import { createRouter, type Router } from "./lib/route";
+import { personActionRoutes } from "./persons/action-routes";
+import { personInfoRoutes } from "./persons/info-routes";
+import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 
 /** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
@@ -23,6 +28,20 @@ const limitBody = (maxSize: number) =>
       throw payloadTooLarge(maxSize);
     },
   });
+
+/** Paths whose bodies may exceed the management limit, with their own limit (first match wins). */
+const BODY_LIMITS: { paths: readonly string[]; maxSize: number }[] = [{ paths: CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }];
+
+/** Applies the body limit of the request's path: a listed path (with or without its trailing slash) or the default. */
+function limitBodyByPath(defaultMaxSize: number): MiddlewareHandler<AppEnv> {
+  const fallback = limitBody(defaultMaxSize);
+  const rules = BODY_LIMITS.map((rule) => ({ paths: new Set(rule.paths), middleware: limitBody(rule.maxSize) }));
+  return (c, next) => {
+    const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
+    const rule = rules.find((r) => r.paths.has(path));
+    return (rule?.middleware ?? fallback)(c, next);
+  };
+}
 
 /**
  * Mounts a router whose paths start with `/api/projects/{project_id}` (or `/api/environments/...`)
@@ -50,13 +69,19 @@ export function createApp() {
     c.set("db", createDb(c.env.DB));
     await next();
   });
-  app.use("*", limitBody(MANAGEMENT_BODY_LIMIT));
+  app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
   mountProjectScoped(app, analysisRoutes, "environments");
   mountProjectScoped(app, endpointRoutes, "environments");
+  mountProjectScoped(app, cohortRoutes, "projects");
+  // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
+  mountProjectScoped(app, personInfoRoutes, "environments");
+  mountProjectScoped(app, personActionRoutes, "environments");
+  mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);
+  app.route("/", captureRoutes);
   registerDocs(app);
 
   const isKnownPath = pathMatcher(app);

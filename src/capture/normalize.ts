@@ -1,0 +1,108 @@
+import { validationError } from "../lib/errors";
+
+/** An event accepted for storage: validated, with its final timestamp. */
+export interface CapturedEvent {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  /** ISO 8601 UTC with milliseconds, after clock-skew correction. */
+  timestamp: string;
+}
+
+export interface RejectedEvent {
+  index: number;
+  reason: string;
+}
+
+export interface CaptureRequest {
+  token: string | null;
+  events: CapturedEvent[];
+  rejected: RejectedEvent[];
+}
+
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** PostHog refuses timestamps this far in the future and uses the receive time instead. */
+const MAX_FUTURE_MS = 23 * 3600 * 1000;
+
+/**
+ * Splits a decoded capture payload into events. The payload is `{batch: [...]}` (posthog-node),
+ * a bare array (posthog-js), or one event. The token comes from the batch (`api_key`/`token`),
+ * the first event that carries one, or the query string.
+ */
+export function normalizeCapture(payload: unknown, query: URLSearchParams, form: URLSearchParams | null, now: Date): CaptureRequest {
+  let items: unknown[];
+  let envelope: Raw = {};
+  if (Array.isArray(payload)) items = payload;
+  else if (isObject(payload) && Array.isArray(payload.batch)) {
+    items = payload.batch;
+    envelope = payload;
+  } else if (isObject(payload) && (payload.event !== undefined || payload.distinct_id !== undefined)) items = [payload];
+  else throw validationError("Malformed request data: expected an event, an array of events, or {\"batch\": [...]}.", null, "invalid_payload");
+
+  const batchSentAt = parseDate(envelope.sent_at) ?? parseDate(query.get("_") ? Number(query.get("_")) : undefined);
+  const events: CapturedEvent[] = [];
+  const rejected: RejectedEvent[] = [];
+  let token: string | null = stringOf(envelope.api_key) ?? stringOf(envelope.token) ?? null;
+  items.forEach((item, index) => {
+    if (!isObject(item)) return rejected.push({ index, reason: "The event is not an object." });
+    const raw = item.properties === undefined || item.properties === null ? {} : item.properties;
+    if (!isObject(raw)) return rejected.push({ index, reason: "`properties` must be an object." });
+    const properties = withTopLevelPersonUpdates(item, raw);
+    token ??= stringOf(item.api_key) ?? stringOf(item.token) ?? stringOf(properties.token) ?? null;
+    const event = item.event;
+    if (typeof event !== "string" || !event.length) return rejected.push({ index, reason: "The event has no `event` name." });
+    const distinctId = distinctIdOf(item, properties);
+    if (distinctId === undefined) return rejected.push({ index, reason: "The event has no `distinct_id`." });
+    if (distinctId.length > 200) return rejected.push({ index, reason: "`distinct_id` is longer than 200 characters." });
+    const uuid = typeof item.uuid === "string" && UUID.test(item.uuid) ? item.uuid.toLowerCase() : crypto.randomUUID();
+    const sentAt = properties.$ignore_sent_at ? null : (parseDate(item.sent_at) ?? batchSentAt);
+    events.push({ uuid, event: event.slice(0, 400), distinctId, properties, timestamp: eventTime(item, sentAt, now) });
+  });
+  token ??= query.get("api_key") ?? query.get("token") ?? form?.get("api_key") ?? form?.get("token") ?? null;
+  return { token, events, rejected };
+}
+
+/** Older SDKs send `$set` / `$set_once` beside `properties`; PostHog folds them into the properties. */
+function withTopLevelPersonUpdates(item: Raw, properties: Raw): Raw {
+  if (!isObject(item.$set) && !isObject(item.$set_once)) return properties;
+  const out = { ...properties };
+  for (const key of ["$set", "$set_once"] as const) {
+    if (isObject(item[key])) out[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...item[key] };
+  }
+  return out;
+}
+
+function distinctIdOf(item: Raw, properties: Raw): string | undefined {
+  const raw = item.distinct_id ?? item.$distinct_id ?? properties.distinct_id;
+  if (typeof raw === "number" || typeof raw === "boolean") return String(raw);
+  if (typeof raw !== "string") return undefined;
+  const trimmed = raw.trim();
+  return trimmed.length ? trimmed : undefined;
+}
+
+/**
+ * PostHog's rule: a client `timestamp` is shifted by the client's clock skew (`now - sent_at`);
+ * without `sent_at` it is taken as is; `offset` (ms before sending) counts back from receipt.
+ */
+function eventTime(item: Raw, sentAt: Date | null, now: Date): string {
+  const timestamp = parseDate(item.timestamp);
+  let ms: number;
+  if (timestamp && sentAt) ms = timestamp.getTime() + (now.getTime() - sentAt.getTime());
+  else if (timestamp) ms = timestamp.getTime();
+  else if (typeof item.offset === "number" && Number.isFinite(item.offset)) ms = now.getTime() - item.offset;
+  else ms = now.getTime();
+  if (ms - now.getTime() > MAX_FUTURE_MS || ms < 0) ms = now.getTime();
+  return new Date(ms).toISOString();
+}
+
+function parseDate(value: unknown): Date | null {
+  if (typeof value !== "string" && typeof value !== "number") return null;
+  if (typeof value === "string" && !value.trim()) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+const stringOf = (v: unknown) => (typeof v === "string" && v.length ? v : undefined);

@@ -1,0 +1,32 @@
+import type { Db } from "../db/client";
+import { authenticationFailed, validationError } from "../lib/errors";
+import { ingestEvents } from "../persons/ingest";
+import { getProjectByToken } from "../projects/service";
+import { decodeCaptureBody } from "./decode";
+import { normalizeCapture, type RejectedEvent } from "./normalize";
+
+export interface CaptureResult {
+  accepted: number;
+  rejected: RejectedEvent[];
+}
+
+/**
+ * Handles one SDK capture request end to end: decode, authenticate the project token, validate
+ * each event (bad ones are reported, good ones kept), then store and process the good ones.
+ */
+export async function captureRequest(db: Db, request: Request): Promise<CaptureResult> {
+  const { payload, form } = await decodeCaptureBody(request);
+  const { token, events, rejected } = normalizeCapture(payload, new URL(request.url).searchParams, form, new Date());
+  if (!token) {
+    throw authenticationFailed("API key not provided. You can find your project API key in your project settings.");
+  }
+  const project = await getProjectByToken(db, token);
+  if (!project) {
+    throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
+  }
+  if (!events.length) {
+    throw validationError(rejected[0]?.reason ?? "No events in the request.", null, "invalid_payload");
+  }
+  await ingestEvents(db, project.id, events);
+  return { accepted: events.length, rejected };
+}

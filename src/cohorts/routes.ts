@@ -1,0 +1,159 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { notFound } from "../lib/errors";
+import { jsonBody, jsonResponse } from "../lib/openapi";
+import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { createRouter, defineRoute } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { PersonListSchema } from "../persons/schema";
+import { serializedPerson } from "../persons/serialize";
+import { getPersonsByIds } from "../persons/service";
+import { getCohort, type CohortRow } from "./reads";
+import { CohortParams, CohortSchema, CreateCohortBody, UpdateCohortBody } from "./schema";
+import { cohortMemberIds, createCohort, deleteCohort, listCohorts, memberCounts, updateCohort } from "./service";
+
+const tags = ["cohorts"];
+const BASE = "/api/projects/{project_id}/cohorts";
+
+export function cohortRecord(row: CohortRow, count: number): z.infer<typeof CohortSchema> {
+  let createdBy: unknown = null;
+  try {
+    createdBy = row.createdBy ? JSON.parse(row.createdBy) : null;
+  } catch {
+    createdBy = row.createdBy;
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    filters: row.filters,
+    groups: Array.isArray(row.filters.groups) ? row.filters.groups : [],
+    is_static: row.isStatic,
+    is_calculating: false,
+    errors_calculating: 0,
+    count,
+    created_by: createdBy,
+    created_at: row.createdAt,
+    last_calculation: row.updatedAt ?? row.createdAt,
+    deleted: row.deleted,
+    version: row.version,
+  };
+}
+
+const list = defineRoute({
+  method: "get",
+  path: BASE,
+  tags,
+  summary: "List cohorts",
+  auth: { kind: "personal", scopes: ["cohort:read"] },
+  request: { params: ProjectParams, query: PaginationQuery },
+  responses: { 200: jsonResponse(paginatedSchema(CohortSchema), "Cohorts, newest first") },
+});
+const create = defineRoute({
+  method: "post",
+  path: BASE,
+  tags,
+  summary: "Create a static or dynamic cohort",
+  auth: { kind: "personal", scopes: ["cohort:write"] },
+  request: { params: ProjectParams, body: jsonBody(CreateCohortBody) },
+  responses: { 201: jsonResponse(CohortSchema, "The cohort") },
+});
+const retrieve = defineRoute({
+  method: "get",
+  path: `${BASE}/{id}`,
+  tags,
+  summary: "Retrieve a cohort",
+  auth: { kind: "personal", scopes: ["cohort:read"] },
+  request: { params: CohortParams },
+  responses: { 200: jsonResponse(CohortSchema, "The cohort") },
+});
+const update = defineRoute({
+  method: "patch",
+  path: `${BASE}/{id}`,
+  tags,
+  summary: "Update a cohort (static cohorts: person_ids / distinct_ids add members)",
+  auth: { kind: "personal", scopes: ["cohort:write"] },
+  request: { params: CohortParams, body: jsonBody(UpdateCohortBody) },
+  responses: { 200: jsonResponse(CohortSchema, "The cohort") },
+});
+const remove = defineRoute({
+  method: "delete",
+  path: `${BASE}/{id}`,
+  tags,
+  summary: "Delete a cohort (soft delete, as PATCH deleted=true)",
+  auth: { kind: "personal", scopes: ["cohort:write"] },
+  request: { params: CohortParams },
+  responses: { 204: { description: "Deleted" } },
+});
+const members = defineRoute({
+  method: "get",
+  path: `${BASE}/{id}/persons`,
+  tags,
+  summary: "List the cohort's current members",
+  auth: { kind: "personal", scopes: ["cohort:read", "person:read"] },
+  request: { params: CohortParams, query: PaginationQuery },
+  responses: { 200: jsonResponse(PersonListSchema, "Members (SerializedPerson), newest first") },
+});
+
+const writeContext = (c: Context<AppEnv>) => ({ env: c.env, db: c.get("db"), projectId: c.get("project").id, principal: c.get("principal") });
+
+async function liveCohort(c: Context<AppEnv>, id: number) {
+  const row = await getCohort(c.get("db"), c.get("project").id, id);
+  if (!row || row.deleted) throw notFound();
+  return row;
+}
+
+async function withCount(c: Context<AppEnv>, row: CohortRow) {
+  const counts = await memberCounts(c.get("db"), c.get("project").id, [row]);
+  return cohortRecord(row, counts.get(row.id) ?? 0);
+}
+
+export const cohortRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const page = pageOf(c.req.valid("query"));
+    const { rows, count } = await listCohorts(c.get("db"), c.get("project").id, page);
+    const counts = await memberCounts(c.get("db"), c.get("project").id, rows);
+    return c.json(paginated(c.req.url, page, count, rows.map((r) => cohortRecord(r, counts.get(r.id) ?? 0))), 200);
+  })
+  .openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const row = await createCohort(writeContext(c), {
+      name: body.name,
+      description: body.description,
+      isStatic: body.is_static,
+      filters: body.filters,
+      groups: body.groups,
+      personIds: body.person_ids,
+      distinctIds: body.distinct_ids,
+    });
+    return c.json(await withCount(c, row), 201);
+  })
+  .openapi(retrieve, async (c) => c.json(await withCount(c, await liveCohort(c, c.req.valid("param").id)), 200))
+  .openapi(update, async (c) => {
+    const body = c.req.valid("json");
+    const row = await updateCohort(writeContext(c), c.req.valid("param").id, {
+      name: body.name,
+      description: body.description,
+      filters: body.filters,
+      groups: body.groups,
+      deleted: body.deleted,
+      personIds: body.person_ids,
+      distinctIds: body.distinct_ids,
+    });
+    return c.json(await withCount(c, row), 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteCohort(writeContext(c), c.req.valid("param").id);
+    return c.body(null, 204);
+  })
+  .openapi(members, async (c) => {
+    const cohort = await liveCohort(c, c.req.valid("param").id);
+    const page = pageOf(c.req.valid("query"));
+    const db = c.get("db");
+    const projectId = c.get("project").id;
+    const { ids, count } = await cohortMemberIds(db, projectId, cohort.id, page);
+    const people = new Map((await getPersonsByIds(db, projectId, ids)).map((p) => [p.id, p]));
+    const results = ids.flatMap((id) => (people.has(id) ? [serializedPerson(people.get(id)!)] : []));
+    return c.json(paginated(c.req.url, page, count, results), 200);
+  });

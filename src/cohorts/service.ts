@@ -1,0 +1,177 @@
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { cohorts } from "../db/schema";
+import type { Env } from "../env";
+import { activityEntries, activityEntry } from "../lib/activity-log";
+import { actorOf, type Principal } from "../lib/auth/principal";
+import { notFound, validationError } from "../lib/errors";
+import type { Page } from "../lib/pagination";
+import { cohortFilterGroup } from "./definition";
+import { onCohortsChanged } from "./events";
+import { cohortMembershipSql, membershipOver } from "./membership";
+import { getCohort, liveCohorts, type CohortRow } from "./reads";
+import { type runBatch, statement } from "../persons/d1";
+
+export interface CohortInput {
+  name?: string;
+  description?: string;
+  isStatic?: boolean;
+  filters?: Record<string, unknown>;
+  groups?: unknown[];
+  deleted?: boolean;
+  personIds?: (number | string)[];
+  distinctIds?: string[];
+}
+
+interface WriteContext {
+  env: Env;
+  db: Db;
+  projectId: number;
+  principal: Principal;
+}
+
+/** The stored `filters` of a definition: `filters`, else the legacy `groups` converted. */
+function storedFilters(input: CohortInput): Record<string, unknown> | undefined {
+  if (input.filters !== undefined) return input.filters;
+  if (input.groups !== undefined) return { groups: input.groups };
+  return undefined;
+}
+
+/** Refuses a dynamic definition the matcher cannot evaluate (bad filters, a cycle through cohorts). */
+async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
+  if (row.isStatic) return;
+  cohortFilterGroup(row.filters);
+  const all = new Map((await liveCohorts(db, projectId)).map((c) => [c.id, c]));
+  all.set(row.id, row);
+  membershipOver(projectId, all)(row.id, sql`0`);
+}
+
+/**
+ * Every cohort write goes through here: the cohort row, its static members and the activity entry
+ * are written in one batch, then `onCohortsChanged` lets dependants (the flags' KV cache) refresh.
+ */
+async function commit(ctx: WriteContext, statements: Parameters<typeof runBatch>[1]) {
+  const results = await ctx.db.$client.batch(statements.map((q) => statement(ctx.db, q)));
+  await onCohortsChanged(ctx.env, ctx.db, ctx.projectId);
+  return results;
+}
+
+export async function createCohort(ctx: WriteContext, input: CohortInput): Promise<CohortRow> {
+  const isStatic = input.isStatic ?? false;
+  const filters = storedFilters(input) ?? {};
+  if (!isStatic && !Object.keys(filters).length) throw validationError("A dynamic cohort needs filters.", "filters");
+  if (!isStatic && (input.personIds || input.distinctIds)) throw validationError("Only static cohorts take explicit members.", "person_ids");
+  const draft = { id: -1, projectId: ctx.projectId, name: input.name ?? "", description: input.description ?? "", filters, isStatic } as CohortRow;
+  await validateDefinition(ctx.db, ctx.projectId, draft);
+  const now = new Date().toISOString();
+  // Cohort, members and activity entry in one transaction; within it the new cohort is the project's highest id.
+  const newId = sql`(SELECT max(id) FROM cohorts WHERE project_id = ${ctx.projectId})`;
+  const results = await commit(ctx, [
+    ctx.db
+      .insert(cohorts)
+      .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
+      .returning({ id: cohorts.id }),
+    ...memberStatements(ctx.db, ctx.projectId, newId, input),
+    activityEntries([{ projectId: ctx.projectId, scope: "Cohort", itemId: 0, activity: "created", principal: ctx.principal, name: draft.name }], newId),
+  ]);
+  const id = (results[0].results[0] as { id: number }).id;
+  return (await getCohort(ctx.db, ctx.projectId, id))!;
+}
+
+export async function updateCohort(ctx: WriteContext, id: number, input: CohortInput): Promise<CohortRow> {
+  const current = await getCohort(ctx.db, ctx.projectId, id);
+  if (!current || current.deleted) throw notFound();
+  if (!current.isStatic && (input.personIds || input.distinctIds)) throw validationError("Only static cohorts take explicit members.", "person_ids");
+  const filters = storedFilters(input);
+  const next: CohortRow = {
+    ...current,
+    name: input.name ?? current.name,
+    description: input.description ?? current.description,
+    filters: filters ?? current.filters,
+    deleted: input.deleted ?? current.deleted,
+  };
+  if (filters !== undefined) await validateDefinition(ctx.db, ctx.projectId, next);
+  const changes = (["name", "description", "filters", "deleted"] as const)
+    .filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]))
+    .map((field) => ({ type: "Cohort" as const, action: "changed" as const, field, before: current[field], after: next[field] }));
+  const version = current.version + (filters !== undefined ? 1 : 0);
+  await commit(ctx, [
+    ctx.db
+      .update(cohorts)
+      .set({ name: next.name, description: next.description, filters: next.filters, deleted: next.deleted, version, updatedAt: new Date().toISOString() })
+      .where(and(eq(cohorts.projectId, ctx.projectId), eq(cohorts.id, id))),
+    ...memberStatements(ctx.db, ctx.projectId, id, input),
+    activityEntry(ctx.db, {
+      projectId: ctx.projectId,
+      scope: "Cohort",
+      itemId: id,
+      activity: next.deleted && !current.deleted ? "deleted" : "updated",
+      principal: ctx.principal,
+      name: next.name,
+      changes,
+    }),
+  ]);
+  return { ...next, version };
+}
+
+export const deleteCohort = (ctx: WriteContext, id: number) => updateCohort(ctx, id, { deleted: true });
+
+/** Adds static members by integer id, uuid or distinct id (unknown ones are ignored, as PostHog does). */
+function memberStatements(db: Db, projectId: number, cohortId: number | SQL, input: CohortInput) {
+  const out: Parameters<typeof runBatch>[1] = [];
+  const ids = (input.personIds ?? []).filter((v) => /^\d+$/.test(String(v))).map(Number);
+  const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());
+  if (ids.length || uuids.length) {
+    out.push(
+      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+        SELECT ${cohortId}, p.id FROM persons p WHERE p.project_id = ${projectId}
+          AND (p.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR p.uuid IN (SELECT value FROM json_each(${JSON.stringify(uuids)})))`),
+    );
+  }
+  if (input.distinctIds?.length) {
+    out.push(
+      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+        SELECT DISTINCT ${cohortId}, d.person_id FROM person_distinct_ids d
+        WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(input.distinctIds)}))`),
+    );
+  }
+  return out;
+}
+
+export async function listCohorts(db: Db, projectId: number, page: Page) {
+  const where = and(eq(cohorts.projectId, projectId), eq(cohorts.deleted, false));
+  const [rows, total] = await Promise.all([
+    db.select().from(cohorts).where(where).orderBy(desc(cohorts.createdAt), desc(cohorts.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(cohorts).where(where).get(),
+  ]);
+  return { rows, count: total?.n ?? 0 };
+}
+
+/** Member counts of cohorts, computed now (dynamic cohorts are not precalculated here). */
+export async function memberCounts(db: Db, projectId: number, rows: CohortRow[]): Promise<Map<number, number>> {
+  if (!rows.length) return new Map();
+  const member = await cohortMembershipSql(db, projectId);
+  const results = await db.$client.batch<{ n: number }>(
+    rows.map((r) => statement(db, sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(r.id, sql`persons.id`)}`)),
+  );
+  return new Map(rows.map((r, i) => [r.id, results[i].results[0]?.n ?? 0]));
+}
+
+/** Ids of the live cohorts the person belongs to now. */
+export async function cohortsContainingPerson(db: Db, projectId: number, personId: number): Promise<CohortRow[]> {
+  const live = await liveCohorts(db, projectId);
+  if (!live.length) return [];
+  const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
+  const hits = await db.$client.batch<{ n: number }>(live.map((c) => statement(db, sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)));
+  return live.filter((_, i) => hits[i].results[0]?.n);
+}
+
+export async function cohortMemberIds(db: Db, projectId: number, cohortId: number, page: Page) {
+  const member = await cohortMembershipSql(db, projectId);
+  const where = sql`project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`;
+  const [rows, total] = await Promise.all([
+    db.all<{ id: number }>(sql`SELECT id FROM persons WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`),
+    db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE ${where}`),
+  ]);
+  return { ids: rows.map((r) => r.id), count: total?.n ?? 0 };
+}

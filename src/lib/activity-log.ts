@@ -1,0 +1,131 @@
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { activityLog } from "../db/schema";
+import { actorOf, type Principal } from "./auth/principal";
+
+/**
+ * The shared activity log (PostHog's ActivityLog): one row per change of a person, flag, cohort or
+ * endpoint, rendered as PostHog renders `ActivityLogSerializer`. Any area writes through
+ * `activityEntry` / `logActivity` and reads through `activityPage`.
+ */
+export type ActivityScope = "Person" | "FeatureFlag" | "Cohort" | "Endpoint";
+
+export interface ActivityChange {
+  type: ActivityScope;
+  action: "changed" | "created" | "deleted" | "split" | "merged";
+  field: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface ActivityInput {
+  projectId: number;
+  scope: ActivityScope;
+  itemId: string | number;
+  activity: string;
+  principal: Principal;
+  /** Display name of the item (PostHog's `detail.name`). */
+  name?: string | null;
+  changes?: ActivityChange[] | null;
+  shortId?: string | null;
+  trigger?: Record<string, unknown> | null;
+}
+
+function values(input: ActivityInput) {
+  return {
+    id: crypto.randomUUID(),
+    projectId: input.projectId,
+    scope: input.scope,
+    itemId: String(input.itemId),
+    activity: input.activity,
+    actor: actorOf(input.principal),
+    detail: {
+      changes: input.changes ?? null,
+      trigger: input.trigger ?? null,
+      name: input.name ?? null,
+      short_id: input.shortId ?? null,
+      type: null,
+    },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** The insert for one entry, to put in the same `db.batch` as the change it records. */
+export const activityEntry = (db: Db, input: ActivityInput) => db.insert(activityLog).values(values(input));
+
+/**
+ * One INSERT for any number of entries (rows travel as one JSON value), for batches that record
+ * many changes at once (bulk deletion) without one statement per entry.
+ */
+export function activityEntries(inputs: ActivityInput[], itemIdSql?: SQL): SQL {
+  const rows = inputs.map(values).map((v) => ({ ...v, actor: JSON.stringify(v.actor), detail: JSON.stringify(v.detail) }));
+  // `itemIdSql` stands in for the item id when it is only known inside the batch (a row inserted just before).
+  const itemId = itemIdSql ? sql`CAST(${itemIdSql} AS TEXT)` : sql`j.value ->> '$.itemId'`;
+  return sql`INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
+    SELECT j.value ->> '$.id', j.value ->> '$.projectId', j.value ->> '$.scope', ${itemId}, j.value ->> '$.activity',
+      j.value ->> '$.actor', j.value ->> '$.detail', j.value ->> '$.createdAt'
+    FROM json_each(${JSON.stringify(rows)}) j`;
+}
+
+export async function logActivity(db: Db, ...inputs: ActivityInput[]): Promise<void> {
+  for (let i = 0; i < inputs.length; i += 10) {
+    // Eight columns per row: ten rows stay under D1's 100 bound parameters.
+    await db.insert(activityLog).values(inputs.slice(i, i + 10).map(values));
+  }
+}
+
+/** `before`/`after` of every top-level key that differs between two property objects. */
+export function propertyChanges(type: ActivityScope, before: Record<string, unknown>, after: Record<string, unknown>): ActivityChange[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => ({ type, action: "changed" as const, field: `properties.${k}`, before: before[k] ?? null, after: after[k] ?? null }));
+}
+
+/**
+ * PostHog's activity response: `{results, next, previous, total_count}`, newest first, paged by
+ * `limit` (default 10) and 1-based `page`; links are absolute with `page` and `limit` set.
+ */
+export async function activityPage(
+  db: Db,
+  where: { projectId: number; scope: ActivityScope; itemId?: string },
+  requestUrl: string,
+  paging: { limit: number; page: number },
+) {
+  const filter = and(
+    eq(activityLog.projectId, where.projectId),
+    eq(activityLog.scope, where.scope),
+    where.itemId === undefined ? undefined : eq(activityLog.itemId, where.itemId),
+  );
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(activityLog)
+      .where(filter)
+      .orderBy(desc(activityLog.createdAt), desc(activityLog.id))
+      .limit(paging.limit)
+      .offset((paging.page - 1) * paging.limit),
+    db.select({ n: count() }).from(activityLog).where(filter).get(),
+  ]);
+  const totalCount = total?.n ?? 0;
+  const link = (page: number) => {
+    const url = new URL(requestUrl);
+    url.searchParams.set("page", String(page));
+    url.searchParams.set("limit", String(paging.limit));
+    return url.toString();
+  };
+  return {
+    results: rows.map((r) => ({
+      id: r.id,
+      user: r.actor,
+      activity: r.activity,
+      scope: r.scope,
+      item_id: r.itemId,
+      detail: r.detail,
+      created_at: r.createdAt,
+    })),
+    next: paging.page * paging.limit < totalCount ? link(paging.page + 1) : null,
+    previous: paging.page > 1 ? link(paging.page - 1) : null,
+    total_count: totalCount,
+  };
+}

@@ -1,0 +1,56 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { activityEntries } from "../lib/activity-log";
+import type { Principal } from "../lib/auth/principal";
+import { runBatch } from "./d1";
+import { chunkJson } from "./ingest/write";
+import type { PersonRow } from "./lookup";
+
+export interface DeleteOptions {
+  deleteEvents: boolean;
+  keepPerson: boolean;
+  /** Events stored at or after this instant (ISO) are kept: deletion covers what existed when the request came. */
+  before: string;
+}
+
+/**
+ * Deletes persons (their distinct ids, cohort memberships and flag overrides go with them) and,
+ * when asked, their events stored before the request; one activity entry per person. All of it in
+ * one `db.batch`, so a failure leaves nothing half-deleted.
+ */
+export async function deletePersons(db: Db, projectId: number, people: PersonRow[], options: DeleteOptions, principal: Principal) {
+  if (!people.length) return;
+  const statements: Parameters<typeof runBatch>[1] = [];
+  for (const chunk of chunkJson(people.map((p) => p.id))) {
+    const ids = sql`(SELECT value FROM json_each(${chunk}))`;
+    if (options.deleteEvents) {
+      statements.push((sql`DELETE FROM events WHERE project_id = ${projectId} AND person_id IN ${ids} AND created_at < ${options.before}`));
+    }
+    if (!options.keepPerson) {
+      // Dependent rows are deleted explicitly rather than trusting ON DELETE CASCADE (foreign keys may be off).
+      statements.push(
+        sql`DELETE FROM person_distinct_ids WHERE project_id = ${projectId} AND person_id IN ${ids}`,
+        sql`DELETE FROM cohort_people WHERE person_id IN ${ids}`,
+        sql`DELETE FROM flag_hash_key_overrides WHERE project_id = ${projectId} AND person_id IN ${ids}`,
+        sql`DELETE FROM persons WHERE project_id = ${projectId} AND id IN ${ids}`,
+      );
+    }
+  }
+  if (!options.keepPerson) {
+    statements.push(activityEntries(people.map((p) => ({ projectId, scope: "Person" as const, itemId: p.id, activity: "deleted", principal, name: p.uuid }))));
+  }
+  await runBatch(db, statements);
+}
+
+/** bulk_delete's persons: by uuid or integer id (`ids`), or by distinct id. */
+export async function findPersonsForBulkDelete(db: Db, projectId: number, by: { ids?: (string | number)[]; distinctIds?: string[] }) {
+  if (by.distinctIds) {
+    return db.all<PersonRow>(sql`SELECT DISTINCT p.id, p.uuid FROM json_each(${JSON.stringify(by.distinctIds)}) j
+      CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value
+      CROSS JOIN persons p ON p.id = d.person_id`);
+  }
+  const keys = (by.ids ?? []).map(String);
+  return db.all<PersonRow>(sql`SELECT id, uuid FROM persons WHERE project_id = ${projectId}
+    AND (uuid IN (SELECT lower(value) FROM json_each(${JSON.stringify(keys)}))
+      OR CAST(id AS TEXT) IN (SELECT value FROM json_each(${JSON.stringify(keys)})))`);
+}

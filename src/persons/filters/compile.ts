@@ -1,0 +1,106 @@
+import { sql, type SQL } from "drizzle-orm";
+import { validationError } from "../../lib/errors";
+import { relativeDate } from "./dates";
+import { regexToGlobs, UnsupportedRegex } from "./regex";
+import { isGroup, type FilterGroup, type PropertyFilter } from "./types";
+
+/**
+ * Where the filters are evaluated. `personProperties` / `eventProperties` are the SQL expressions of
+ * the JSON columns (e.g. sql`persons.properties` or sql`e.properties`); a filter whose kind has no
+ * column is refused. `personId` is the person id expression cohort filters test membership of.
+ */
+export interface FilterTarget {
+  personProperties?: SQL;
+  eventProperties?: SQL;
+  personId?: SQL;
+}
+
+/** How a cohort filter turns into SQL; supplied by the caller (see cohorts/membership.ts). */
+export type CohortSql = (cohortId: number, personId: SQL) => SQL;
+
+export function compileFilterGroup(group: FilterGroup, target: FilterTarget, cohortSql: CohortSql): SQL {
+  const parts = group.values.map((node) => (isGroup(node) ? compileFilterGroup(node, target, cohortSql) : compileFilter(node, target, cohortSql)));
+  if (!parts.length) return sql`1`;
+  return sql`(${sql.join(parts, group.type === "OR" ? sql` OR ` : sql` AND `)})`;
+}
+
+function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: CohortSql): SQL {
+  if (f.kind === "cohort") {
+    if (!target.personId) throw validationError("Cohort filters are not supported here.", "properties");
+    const member = cohortSql(f.value as number, target.personId);
+    return f.negation ? sql`NOT ${member}` : member;
+  }
+  const column = f.kind === "person" ? target.personProperties : target.eventProperties;
+  if (!column) throw validationError(`Filters on ${f.kind} properties are not supported here.`, "properties");
+  // Keys never contain `"` (parseFilterGroup refuses them), so the quoted JSON path is a safe literal.
+  const path = sql.raw(`'$."${f.key.replace(/'/g, "''")}"'`);
+  const type = sql`json_type(${column}, ${path})`;
+  const raw = sql`json_extract(${column}, ${path})`;
+  // The value as text the way PostHog compares it: booleans as true/false, numbers as written.
+  const text = sql`(CASE ${type} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(${raw} AS TEXT) END)`;
+  const isSet = sql`(${type} IS NOT NULL AND ${type} <> 'null')`;
+  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+  // Negative operators also match persons without the property (PostHog wraps them in ifNull(..., 1)).
+  const negate = (positive: SQL) => sql`(NOT ${isSet} OR NOT ${positive})`;
+
+  switch (f.operator) {
+    case "exact":
+    case "in":
+      return sql`(${text} IN (SELECT value FROM json_each(${JSON.stringify(values)})))`;
+    case "is_not":
+    case "not_in":
+      return negate(sql`(${text} IN (SELECT value FROM json_each(${JSON.stringify(values)})))`);
+    case "icontains":
+      return anyOf(values.map((v) => sql`${text} LIKE ${likePattern(v)} ESCAPE '\\'`));
+    case "not_icontains":
+      return negate(anyOf(values.map((v) => sql`${text} LIKE ${likePattern(v)} ESCAPE '\\'`)));
+    case "regex":
+      return anyOf(values.flatMap((v) => globsOf(v)).map((g) => sql`${text} GLOB ${g}`));
+    case "not_regex":
+      return negate(anyOf(values.flatMap((v) => globsOf(v)).map((g) => sql`${text} GLOB ${g}`)));
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      const n = Number(values[0]);
+      if (values[0] === "" || !Number.isFinite(n)) throw validationError(`The value of a ${f.operator} filter must be a number.`, "properties");
+      const op = sql.raw({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator]);
+      const numeric = sql`(CASE WHEN ${type} IN ('integer', 'real') THEN ${raw}
+        WHEN ${type} = 'text' AND trim(${raw}) <> '' AND trim(${raw}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(${raw}) AS REAL) END)`;
+      return sql`(${numeric} ${op} ${n})`;
+    }
+    case "is_set":
+      return isSet;
+    case "is_not_set":
+      return sql`(NOT ${isSet})`;
+    case "is_date_exact":
+    case "is_date_before":
+    case "is_date_after": {
+      const when = relativeDate(values[0]);
+      if (!when) throw validationError(`The value of a ${f.operator} filter must be a date.`, "properties");
+      // Numbers are unix timestamps (seconds, or milliseconds when that large); text is parsed by SQLite.
+      const seconds = sql`(CASE WHEN ${type} IN ('integer', 'real') THEN (CASE WHEN ${raw} > 100000000000 THEN ${raw} / 1000.0 ELSE ${raw} END)
+        WHEN ${type} = 'text' THEN unixepoch(replace(${raw}, ' ', 'T')) END)`;
+      if (f.operator === "is_date_exact") {
+        return when.dateOnly
+          ? sql`(date(${seconds}, 'unixepoch') = ${when.iso.slice(0, 10)})`
+          : sql`(${seconds} = ${Math.floor(when.ms / 1000)})`;
+      }
+      return f.operator === "is_date_before" ? sql`(${seconds} < ${when.ms / 1000})` : sql`(${seconds} > ${when.ms / 1000})`;
+    }
+  }
+}
+
+const anyOf = (parts: SQL[]) => (parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`0`);
+const likePattern = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function globsOf(pattern: string): string[] {
+  try {
+    return regexToGlobs(pattern);
+  } catch (err) {
+    if (err instanceof UnsupportedRegex) {
+      throw validationError(`The regular expression "${pattern}" uses a feature this server cannot evaluate (${err.message}).`, "properties");
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,109 @@
+import { z } from "@hono/zod-openapi";
+import { cohortRecord } from "../cohorts/routes";
+import { cohortsContainingPerson, memberCounts } from "../cohorts/service";
+import { activityPage } from "../lib/activity-log";
+import { jsonResponse } from "../lib/openapi";
+import { createRouter, defineRoute } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { personOr404 } from "./action-routes";
+import { parseProperties } from "./routes";
+import { ActivityQuery, ActivitySchema, FormatQuery, PersonParams } from "./schema";
+import { propertiesTimeline } from "./timeline";
+
+const tags = ["persons"];
+const BASE = "/api/environments/{project_id}/persons";
+
+const activityAll = defineRoute({
+  method: "get",
+  path: `${BASE}/activity`,
+  tags,
+  summary: "Activity log of all persons",
+  auth: { kind: "personal", scopes: ["activity_log:read"] },
+  request: { params: ProjectParams, query: ActivityQuery },
+  responses: { 200: jsonResponse(ActivitySchema, "Entries, newest first") },
+});
+const activityOne = defineRoute({
+  method: "get",
+  path: `${BASE}/{id}/activity`,
+  tags,
+  summary: "Activity log of one person",
+  auth: { kind: "personal", scopes: ["activity_log:read"] },
+  request: { params: PersonParams, query: ActivityQuery },
+  responses: { 200: jsonResponse(ActivitySchema, "Entries, newest first") },
+});
+const timeline = defineRoute({
+  method: "get",
+  path: `${BASE}/{id}/properties_timeline`,
+  tags,
+  summary: "How the person's properties changed over its events",
+  auth: { kind: "personal", scopes: ["person:read"] },
+  request: {
+    params: PersonParams,
+    query: z.object({
+      date_from: z.string().optional(),
+      date_to: z.string().optional(),
+      properties: z.string().optional(),
+      breakdown: z.string().optional(),
+      breakdown_type: z.string().optional(),
+      events: z.string().optional(),
+      actions: z.string().optional(),
+      format: FormatQuery.shape.format,
+    }),
+  },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        points: z.array(z.object({ timestamp: z.string(), properties: z.record(z.string(), z.unknown()), relevant_event_count: z.number().int() })),
+        crucial_property_keys: z.array(z.string()),
+        effective_date_from: z.string(),
+        effective_date_to: z.string(),
+      }),
+      "Timeline points",
+    ),
+  },
+});
+const cohorts = defineRoute({
+  method: "get",
+  path: `${BASE}/cohorts`,
+  tags,
+  summary: "The cohorts a person belongs to",
+  auth: { kind: "personal", scopes: ["person:read", "cohort:read"] },
+  request: {
+    params: ProjectParams,
+    query: z.object({ person_id: z.string({ message: "This field is required." }).openapi({ description: "Integer id or uuid" }), format: FormatQuery.shape.format }),
+  },
+  responses: { 200: jsonResponse(z.object({ results: z.array(z.record(z.string(), z.unknown())) }), "Cohorts") },
+});
+
+/** Read-only views around persons: activity, properties timeline, a person's cohorts (mounted before `/{id}`). */
+export const personInfoRoutes = createRouter()
+  .openapi(activityAll, async (c) => {
+    const q = c.req.valid("query");
+    const body = await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "Person" }, c.req.url, { limit: q.limit ?? 10, page: q.page ?? 1 });
+    return c.json(body, 200);
+  })
+  .openapi(cohorts, async (c) => {
+    const person = await personOr404(c, c.req.valid("query").person_id);
+    const db = c.get("db");
+    const rows = await cohortsContainingPerson(db, c.get("project").id, person.id);
+    const counts = await memberCounts(db, c.get("project").id, rows);
+    return c.json({ results: rows.map((r) => cohortRecord(r, counts.get(r.id) ?? 0)) }, 200);
+  })
+  .openapi(activityOne, async (c) => {
+    const person = await personOr404(c, c.req.valid("param").id);
+    const q = c.req.valid("query");
+    const where = { projectId: c.get("project").id, scope: "Person" as const, itemId: String(person.id) };
+    return c.json(await activityPage(c.get("db"), where, c.req.url, { limit: q.limit ?? 10, page: q.page ?? 1 }), 200);
+  })
+  .openapi(timeline, async (c) => {
+    const person = await personOr404(c, c.req.valid("param").id);
+    const q = c.req.valid("query");
+    const body = await propertiesTimeline(c.get("db"), c.get("project").id, person.id, {
+      dateFrom: q.date_from,
+      dateTo: q.date_to,
+      filter: parseProperties(q.properties),
+      breakdown: q.breakdown,
+      breakdownType: q.breakdown_type,
+    });
+    return c.json(body, 200);
+  });

@@ -1,0 +1,54 @@
+import type { CapturedEvent } from "../../capture/normalize";
+import type { Db } from "../../db/client";
+import { ApiError } from "../../lib/errors";
+import { planIngest, processesPerson } from "./process";
+import { loadIngestState, personUuidFor } from "./state";
+import { ingestStatements } from "./write";
+
+/** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
+const MAX_ATTEMPTS = 40;
+
+/**
+ * Stores events and applies their person processing: one read round trip, then one `db.batch`
+ * (a single D1 transaction) with every write. When a concurrent request changed one of the same
+ * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
+ */
+export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[]): Promise<void> {
+  if (!events.length) return;
+  const ids = mentionedDistinctIds(events);
+  const needGroups = events.some((e) => e.event === "$groupidentify");
+  for (let attempt = 1; ; attempt++) {
+    const state = await loadIngestState(db, projectId, ids, needGroups);
+    // Derived uuids make two requests creating the same person collide (and retry, then find it).
+    // Retries past the second fall back to random uuids, in case a derived uuid is held by another
+    // person (one that kept it after a split).
+    const missing = attempt <= 2 ? ids.filter((id) => !state.loaded.has(id)) : [];
+    const uuids = new Map(await Promise.all(missing.map(async (id) => [id, await personUuidFor(projectId, id)] as const)));
+    const plan = planIngest(state, events, uuids);
+    try {
+      await db.$client.batch(ingestStatements(db.$client, projectId, plan, events));
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
+        if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
+    }
+  }
+}
+
+/** Every distinct id whose person the events may read or change. */
+function mentionedDistinctIds(events: CapturedEvent[]): string[] {
+  const ids = new Set<string>();
+  for (const e of events) {
+    ids.add(e.distinctId);
+    if (!processesPerson(e)) continue;
+    const { alias, $anon_distinct_id: anon } = e.properties;
+    if ((e.event === "$create_alias" || e.event === "$merge_dangerously") && alias != null) ids.add(String(alias));
+    if (e.event === "$identify" && anon != null) ids.add(String(anon));
+  }
+  return [...ids];
+}
+
+const isConflict = (err: unknown) => /constraint failed/i.test(String((err as Error)?.message ?? err));

@@ -1,0 +1,90 @@
+import type { Db } from "../../db/client";
+
+/** A person as the ingestion pass sees it: loaded from D1 or created by an event of this request. */
+export interface PersonDraft {
+  uuid: string;
+  /** Null while the person exists only in this request. */
+  id: number | null;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  createdAt: string;
+  version: number;
+  /** The version read from D1; the write refuses to apply if the row moved on meanwhile. */
+  loadedVersion: number | null;
+  changed: boolean;
+  /** Set when this person was merged into another during the pass. */
+  mergedInto: PersonDraft | null;
+}
+
+/** What the pass starts from: the persons of every distinct id the events mention, and group types. */
+export interface IngestState {
+  projectId: number;
+  /** distinct id → person, for ids that had a person when loaded. */
+  loaded: Map<string, PersonDraft>;
+  groupTypes: Map<string, number>;
+}
+
+interface LoadedRow {
+  distinct_id: string;
+  id: number;
+  uuid: string;
+  properties: string;
+  is_identified: number;
+  created_at: string;
+  version: number;
+}
+
+/** One round trip: every mentioned distinct id's person, plus the group type mapping when needed. */
+export async function loadIngestState(db: Db, projectId: number, distinctIds: string[], needGroups: boolean): Promise<IngestState> {
+  const d1 = db.$client;
+  const statements = [
+    d1
+      .prepare(
+        `SELECT d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
+         FROM json_each(?2) j
+         CROSS JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value
+         CROSS JOIN persons p ON p.id = d.person_id`,
+      )
+      .bind(projectId, JSON.stringify(distinctIds)),
+  ];
+  if (needGroups) {
+    statements.push(d1.prepare("SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ?1").bind(projectId));
+  }
+  const [people, groupRows] = await d1.batch(statements);
+  const byId = new Map<number, PersonDraft>();
+  const loaded = new Map<string, PersonDraft>();
+  for (const row of people.results as unknown as LoadedRow[]) {
+    let person = byId.get(row.id);
+    if (!person) {
+      person = {
+        uuid: row.uuid,
+        id: row.id,
+        properties: JSON.parse(row.properties),
+        isIdentified: !!row.is_identified,
+        createdAt: row.created_at,
+        version: row.version,
+        loadedVersion: row.version,
+        changed: false,
+        mergedInto: null,
+      };
+      byId.set(row.id, person);
+    }
+    loaded.set(row.distinct_id, person);
+  }
+  const groupTypes = new Map<string, number>();
+  for (const row of (groupRows?.results ?? []) as { group_type: string; group_type_index: number }[]) {
+    groupTypes.set(row.group_type, row.group_type_index);
+  }
+  return { projectId, loaded, groupTypes };
+}
+
+/** The person UUID PostHog derives from a distinct id, so concurrent creators of one id collide. */
+export async function personUuidFor(projectId: number, distinctId: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-1", new TextEncoder().encode(`edgehog:person:${projectId}:${distinctId}`)),
+  ).slice(0, 16);
+  digest[6] = (digest[6] & 0x0f) | 0x50;
+  digest[8] = (digest[8] & 0x3f) | 0x80;
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,89 @@
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { persons } from "../db/schema";
+import { validationError } from "../lib/errors";
+import type { Page } from "../lib/pagination";
+import { filterSql, PERSONS_TARGET, type FilterGroup } from "./filters";
+import type { PersonRow } from "./lookup";
+import type { PersonWithIds } from "./serialize";
+
+export interface PersonListQuery {
+  distinctId?: string;
+  email?: string;
+  search?: string;
+  filter?: FilterGroup;
+}
+
+/** The project's persons matching the query, newest first (then highest id), with the total count. */
+export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
+  const conditions: (SQL | undefined)[] = [eq(persons.projectId, projectId)];
+  if (query.distinctId !== undefined) {
+    conditions.push(
+      sql`${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id = ${query.distinctId})`,
+    );
+  }
+  if (query.email !== undefined) conditions.push(sql`json_extract(${persons.properties}, '$.email') = ${query.email}`);
+  const term = query.search?.trim();
+  if (term) {
+    const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(sql`(json_extract(${persons.properties}, '$.email') LIKE ${like} ESCAPE '\\'
+      OR json_extract(${persons.properties}, '$.name') LIKE ${like} ESCAPE '\\'
+      OR ${persons.uuid} LIKE ${like} ESCAPE '\\'
+      OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id LIKE ${like} ESCAPE '\\'))`);
+  }
+  if (query.filter) conditions.push(await filterSql(db, projectId, query.filter, PERSONS_TARGET));
+  const where = and(...conditions);
+  const [rows, total] = await Promise.all([
+    db.select().from(persons).where(where).orderBy(desc(persons.createdAt), desc(persons.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(persons).where(where).get(),
+  ]);
+  return { rows: await withDistinctIds(db, rows), count: total?.n ?? 0 };
+}
+
+/** Attaches each person's distinct ids (insertion order) in one query. */
+export async function withDistinctIds(db: Db, rows: PersonRow[]): Promise<PersonWithIds[]> {
+  if (!rows.length) return [];
+  // json_each drives the join (CROSS JOIN keeps it outer), so only these persons' rows are read.
+  const links = await db.all<{ personId: number; distinctId: string }>(sql`
+    SELECT d.person_id AS personId, d.distinct_id AS distinctId
+    FROM json_each(${JSON.stringify(rows.map((r) => r.id))}) j
+    CROSS JOIN person_distinct_ids d ON d.person_id = j.value
+    ORDER BY d.rowid`);
+  const byPerson = new Map<number, string[]>();
+  for (const l of links) byPerson.set(l.personId, [...(byPerson.get(l.personId) ?? []), l.distinctId]);
+  return rows.map((r) => ({ ...r, distinctIds: byPerson.get(r.id) ?? [] }));
+}
+
+const UUID = /^\{?(urn:uuid:)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\}?$/i;
+
+/** Parses a person path id: an integer primary key or a UUID (PostHog's get_pk_or_uuid); else 400. */
+export function parsePersonKey(raw: string): { id: number } | { uuid: string } {
+  if (/^\d{1,15}$/.test(raw)) return { id: Number(raw) };
+  if (UUID.test(raw)) {
+    const hex = raw.replace(/^\{?(urn:uuid:)?|\}$/gi, "").replace(/-/g, "").toLowerCase();
+    return { uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+  }
+  throw validationError(
+    "The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=<id> instead.",
+  );
+}
+
+export async function getPerson(db: Db, projectId: number, key: string): Promise<PersonWithIds | undefined> {
+  const parsed = parsePersonKey(key);
+  const row = await db
+    .select()
+    .from(persons)
+    .where(and(eq(persons.projectId, projectId), "id" in parsed ? eq(persons.id, parsed.id) : eq(persons.uuid, parsed.uuid)))
+    .get();
+  return row ? (await withDistinctIds(db, [row]))[0] : undefined;
+}
+
+export async function getPersonsByIds(db: Db, projectId: number, ids: number[]): Promise<PersonWithIds[]> {
+  if (!ids.length) return [];
+  // One JSON value rather than one bound parameter per id (D1 allows 100 per statement).
+  const rows = await db
+    .select()
+    .from(persons)
+    .where(and(eq(persons.projectId, projectId), sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`));
+  return withDistinctIds(db, rows);
+}

@@ -1,0 +1,24 @@
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { BASE, call } from "../helpers";
+
+/** Sends events through the real capture endpoint, as an SDK would. */
+export async function capture(token: string, batch: Record<string, unknown>[]) {
+  const res = await exports.default.fetch(
+    new Request(`${BASE}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, batch }) }),
+  );
+  expect(res.status).toBe(200);
+}
+
+export const personsPath = (projectId: number, rest = "") => `/api/environments/${projectId}/persons/${rest}`;
+
+/** The person (retrieve shape) a distinct id belongs to, found through the list API. */
+export async function personByDistinctId(projectId: number, distinctId: string) {
+  const list = await call(`${personsPath(projectId)}?distinct_id=${encodeURIComponent(distinctId)}`);
+  expect(list.status).toBe(200);
+  const uuid = list.json.results[0]?.uuid;
+  if (!uuid) return undefined;
+  const res = await call(personsPath(projectId, `${uuid}/`));
+  expect(res.status).toBe(200);
+  return res.json as { id: number; uuid: string; name: unknown; distinct_ids: string[]; properties: Record<string, unknown>; created_at: string };
+}
