@@ -138,6 +138,22 @@ describe("funnel actors: filters and breakdowns", () => {
     expect(uuidsOf(await funnel(`funnel_step=1&properties=${encodeURIComponent(props)}`))).toEqual(expected(p.two));
   });
 
+  it("applies every operator of the shared property matcher, and cohort filters", async () => {
+    const icontains = JSON.stringify([{ key: "$browser", value: "chro", operator: "icontains", type: "event" }]);
+    // A global event filter applies to every step: only A events carry $browser, so nobody passes step 1.
+    expect(uuidsOf(await funnel(`funnel_step=1&properties=${encodeURIComponent(icontains)}`))).toEqual(expected(p.full, p.one));
+    expect(uuidsOf(await funnel(`funnel_step=2&properties=${encodeURIComponent(icontains)}`))).toEqual([]);
+    const dynamic = await call(`/api/projects/${projectId}/cohorts/`, {
+      method: "POST",
+      body: { name: "free", filters: { properties: { type: "AND", values: [{ key: "plan", value: "free", type: "person" }] } } },
+    });
+    const picked = await call(`/api/projects/${projectId}/cohorts/`, { method: "POST", body: { name: "picked", is_static: true, person_ids: [p.tied.id, p.retry.id] } });
+    expect([dynamic.status, picked.status]).toEqual([201, 201]);
+    const inCohort = (id: number) => encodeURIComponent(JSON.stringify([{ type: "cohort", key: "id", value: id }]));
+    expect(uuidsOf(await funnel(`funnel_step=2&properties=${inCohort(dynamic.json.id)}`))).toEqual(expected(p.two));
+    expect(uuidsOf(await funnel(`funnel_step=2&properties=${inCohort(picked.json.id)}`))).toEqual(expected(p.tied, p.retry));
+  });
+
   it("breaks down by the first step event's property (first touch)", async () => {
     expect(uuidsOf(await funnel("funnel_step=1&breakdown=$browser&funnel_step_breakdown=Chrome"))).toEqual(expected(p.full, p.one));
     expect(uuidsOf(await funnel("funnel_step=2&breakdown=%5B%22%24browser%22%5D&funnel_step_breakdown=Firefox"))).toEqual(expected(p.two));

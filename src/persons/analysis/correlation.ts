@@ -31,13 +31,13 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
   if (entityRaw !== undefined) {
     const entity = parseEntity(entityRaw, "funnel_correlation_person_entity");
     if (entity.event === null) throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
-    const props = propertiesSql(entity.properties, eventColumns("x"), params, "funnel_correlation_person_entity");
+    const props = propertiesSql(entity.properties, eventColumns("x"), params, "funnel_correlation_person_entity", ctx.cohorts);
     conditions.push(`EXISTS (SELECT 1 FROM ${BY_PERSON}
       WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
   }
   const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");
   if (values !== undefined) {
-    conditions.push(propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values"));
+    conditions.push(propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values", ctx.cohorts));
   }
   const sql = `${ctes}
     SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}

@@ -1,4 +1,5 @@
 import { validationError } from "../../lib/errors";
+import type { CohortSql } from "../filters";
 import { resolveDateRange } from "./dates";
 import type { FunnelOrder, FunnelSpec } from "./funnel-sql";
 import { type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
@@ -17,6 +18,8 @@ export interface ProjectContext {
   now: number;
   /** The project's first event (UTC ms), for `date_from=all`. */
   earliest: () => Promise<number | null>;
+  /** Cohort membership SQL for cohort property filters. */
+  cohorts: CohortSql;
 }
 
 function windowSeconds(input: Input): number {
@@ -72,6 +75,7 @@ export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<Fu
     order,
     properties: parseProperties(input.properties, "properties"),
     breakdown: breakdownOf(input),
+    cohorts: ctx.cohorts,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { CohortSql } from "../filters";
 import type { EventEntity } from "./params";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import type { Params } from "./sql";
@@ -22,6 +23,8 @@ export interface FunnelSpec {
   order: FunnelOrder;
   properties: unknown;
   breakdown?: { key: string; type: "event" | "person"; attribution: "first_touch" | "last_touch" };
+  /** Cohort membership SQL for cohort filters (see cohorts/membership.ts). */
+  cohorts: CohortSql;
 }
 
 /** Per-person lookups name their index: without table statistics SQLite would pick the time index and scan. */
@@ -38,10 +41,10 @@ export function funnelPredicates(spec: FunnelSpec, params: Params) {
   const P = params.bind(spec.projectId);
   const FROM = params.bind(spec.from);
   const TO = params.bind(spec.to);
-  const global = propertiesSql(spec.properties, cols, params, "properties");
+  const global = propertiesSql(spec.properties, cols, params, "properties", spec.cohorts);
   const match = spec.steps.map((s) => {
     const name = s.event === null ? "1" : `x.event = ${params.bind(s.event)}`;
-    const props = propertiesSql(s.properties, cols, params, "events");
+    const props = propertiesSql(s.properties, cols, params, "events", spec.cohorts);
     return `(${name} AND ${props})`;
   });
   const anyStep = `(${match.join(" OR ")})`;

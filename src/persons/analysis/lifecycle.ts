@@ -56,8 +56,8 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
   const W0 = params.bind(iso(addIntervals(first, -1, unit, zone)));
   const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
   const filters = [
-    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties"),
-    propertiesSql(series.properties, cols, params, "events"),
+    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties", ctx.cohorts),
+    propertiesSql(series.properties, cols, params, "events", ctx.cohorts),
   ].join(" AND ");
   const sql = `WITH a AS (
       SELECT x.person_id AS pid,

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
+import { cohortMembershipSql } from "../../cohorts/membership";
 import type { AppEnv } from "../../env";
+import type { CohortSql } from "../filters";
 import { parseError, validationError } from "../../lib/errors";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
@@ -38,11 +40,18 @@ const stickinessGet = route("get", "stickiness", "Persons active in exactly N in
 
 type Handler = (d1: D1Database, ctx: ProjectContext, input: Input, url: string) => Promise<unknown>;
 
-/** Builds the project context (time zone, "now", first event) the services compute in. */
-function projectContext(c: Context<AppEnv>): ProjectContext {
+/** Cohort filters need the project's cohort definitions; other requests skip loading them. */
+const noCohorts: CohortSql = () => {
+  throw new Error("cohort filter compiled without cohort definitions");
+};
+
+/** Builds the project context (time zone, "now", first event, cohorts) the services compute in. */
+async function projectContext(c: Context<AppEnv>, input: Input): Promise<ProjectContext> {
   const project = c.get("project");
   const d1 = c.env.DB;
+  const mentionsCohorts = /cohort/.test(JSON.stringify(input));
   return {
+    cohorts: mentionsCohorts ? await cohortMembershipSql(c.get("db"), project.id) : noCohorts,
     projectId: project.id,
     timezone: project.timezone,
     now: Date.now(),
@@ -67,7 +76,7 @@ async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
 const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
   const input = mergeInput(c.req.query(), await bodyOf(c));
   if (str(input, "search") !== undefined) throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
-  return c.json(await handler(c.env.DB, projectContext(c), input, c.req.url), 200);
+  return c.json(await handler(c.env.DB, await projectContext(c, input), input, c.req.url), 200);
 };
 
 export const analysisRoutes = createRouter()

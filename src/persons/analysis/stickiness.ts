@@ -47,8 +47,8 @@ export async function stickinessActors(d1: D1Database, ctx: ProjectContext, inpu
   const cols = eventColumns("x");
   const eventMatch = entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`;
   const filters = [
-    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties"),
-    propertiesSql(entity.properties, cols, params, "events"),
+    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties", ctx.cohorts),
+    propertiesSql(entity.properties, cols, params, "events", ctx.cohorts),
   ].join(" AND ");
   // CROSS JOIN keeps `periods` as the outer loop: one index range scan per period.
   const sql = `WITH periods AS (
