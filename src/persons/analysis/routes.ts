@@ -12,6 +12,7 @@ import type { ProjectContext } from "./funnel-input";
 import { lifecycleActors } from "./lifecycle";
 import { type Input, mergeInput, str } from "./params";
 import { ActorsResponseSchema } from "./response";
+import { earliestEvent } from "./sql";
 import { CorrelationQuery, FilterBody, FunnelQuery, LifecycleQuery, StickinessQuery } from "./schema";
 import { stickinessActors } from "./stickiness";
 
@@ -55,10 +56,7 @@ async function projectContext(c: Context<AppEnv>, input: Input): Promise<Project
     projectId: project.id,
     timezone: project.timezone,
     now: Date.now(),
-    earliest: async () => {
-      const row = await d1.prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1").bind(project.id).first<{ t: string | null }>();
-      return row?.t ? Date.parse(row.t) : null;
-    },
+    earliest: () => earliestEvent(d1, project.id),
   };
 }
 

@@ -51,6 +51,12 @@ export function mapD1Error(err: unknown): unknown {
   return err;
 }
 
+/** The time of a project's first event (UTC ms), for `date_from=all`; null without events. */
+export async function earliestEvent(d1: D1Database, projectId: number): Promise<number | null> {
+  const row = await d1.prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1").bind(projectId).first<{ t: string | null }>();
+  return row?.t ? Date.parse(row.t) : null;
+}
+
 /** Runs one analysis statement on D1, with size checks before and error mapping after. */
 export async function runAll<T>(db: D1Database, sql: string, params: Params): Promise<T[]> {
   if (params.list.length > D1_MAX_PARAMS) {
