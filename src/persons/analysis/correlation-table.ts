@@ -1,13 +1,13 @@
 import { validationError } from "../../lib/errors";
-import { attemptEvents, BY_PERSON, funnelCtes, type FunnelSpec } from "./funnel-sql";
+import { attemptEvents, BY_PERSON, type FunnelSpec } from "./funnel-sql";
 import { type Input, json, oneOf } from "./params";
-import { Params, runAll } from "./sql";
+import type { Params } from "./sql";
 
 /** PostHog's constants (funnel_correlation_query_runner.py). */
 const MIN_PERSON_COUNT = 25;
 const MIN_PERSON_PERCENTAGE = 0.02;
 const PRIOR_COUNT = 1;
-const TOTAL = "\u0000total";
+export const TOTAL = "\u0000total";
 
 export interface CorrelationRow {
   event: { event: string; properties: Record<string, unknown>; elements: unknown[] };
@@ -29,18 +29,22 @@ function stringList(input: Input, key: string): string[] {
   return raw as string[];
 }
 
+export interface CountRow {
+  name: string;
+  s: number;
+  f: number;
+}
+
 /**
- * The correlation table of a funnel: for each event done during the attempt (or each person
- * property value), how many converted and dropped-off persons have it, and the odds ratio with
- * PostHog's prior of 1: ((s + 1) * (F - f + 1)) / ((S - s + 1) * (f + 1)).
+ * The contingency counts of a funnel's correlation table, as SQL over the `funnel` CTE: one row
+ * per event done during the attempt (or per person property value) with its converted (`s`) and
+ * dropped-off (`f`) persons, plus a TOTAL row.
  */
-export async function correlationTable(d1: D1Database, spec: FunnelSpec, input: Input): Promise<CorrelationTable> {
+export function correlationCountsSql(spec: FunnelSpec, input: Input, params: Params): string {
   const type = oneOf(input, "funnel_correlation_type", ["events", "properties", "event_with_properties"] as const, "events");
   if (type === "event_with_properties") {
     throw validationError("funnel_correlation_type event_with_properties is not supported (events and properties only).", "funnel_correlation_type");
   }
-  const params = new Params();
-  const ctes = funnelCtes(spec, params);
   const N = params.bind(spec.steps.length);
   const counts = `count(DISTINCT CASE WHEN f.steps = ${N} THEN f.pid END) AS s, count(DISTINCT CASE WHEN f.steps < ${N} THEN f.pid END) AS f`;
   let detail: string;
@@ -60,8 +64,11 @@ export async function correlationTable(d1: D1Database, spec: FunnelSpec, input: 
       FROM funnel f JOIN persons p ON p.id = f.pid JOIN json_each(p.properties) j
       WHERE ${keys} AND j.key NOT IN ${excluded} GROUP BY name`;
   }
-  const sql = `${ctes} ${detail} UNION ALL SELECT ${params.bind(TOTAL)} AS name, ${counts} FROM funnel f`;
-  const rows = await runAll<{ name: string; s: number; f: number }>(d1, sql, params);
+  return `${detail} UNION ALL SELECT ${params.bind(TOTAL)} AS name, ${counts} FROM funnel f`;
+}
+
+/** Odds ratios with PostHog's prior of 1: ((s + 1) * (F - f + 1)) / ((S - s + 1) * (f + 1)); top 10 each way. */
+export function correlationTable(rows: CountRow[]): CorrelationTable {
   const total = rows.find((r) => r.name === TOTAL) ?? { s: 0, f: 0 };
   const S = total.s;
   const F = total.f;

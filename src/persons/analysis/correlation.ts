@@ -6,7 +6,7 @@ import { bool, type Input, json, parseEntity } from "./params";
 import { eventColumns, parseProperties, personColumns, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { Params, runAll } from "./sql";
-import { correlationTable } from "./correlation-table";
+import { correlationCountsSql, correlationTable, type CountRow } from "./correlation-table";
 
 /** `funnel_correlation_person_converted`: true = completed the funnel, false = dropped off, absent = both. */
 function convertedCondition(input: Input, steps: number) {
@@ -39,11 +39,17 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
   if (values !== undefined) {
     conditions.push(propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values", ctx.cohorts));
   }
-  const sql = `${ctes}
-    SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}
+  const persons = `SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}
     ORDER BY f.pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
-  const rows = await runAll<{ pid: number }>(d1, sql, params);
-  const body = await actorsPage(d1, ctx.projectId, rows.map((r) => r.pid), page, requestUrl, { funnel: true });
-  if (bool(input, "include_correlation")) body.correlation = await correlationTable(d1, spec, input);
+  const withTable = bool(input, "include_correlation") === true;
+  // With the table, one statement answers both, so the funnel is computed once.
+  const sql = withTable
+    ? `${ctes} SELECT 'person' AS kind, pid AS name, NULL AS s, NULL AS f FROM (${persons})
+       UNION ALL SELECT 'count', name, s, f FROM (${correlationCountsSql(spec, input, params)})`
+    : `${ctes} ${persons}`;
+  const rows = await runAll<{ kind?: string; pid?: number } & CountRow>(d1, sql, params);
+  const ids = withTable ? rows.filter((r) => r.kind === "person").map((r) => Number(r.name)).sort((a, b) => a - b) : rows.map((r) => r.pid!);
+  const body = await actorsPage(d1, ctx.projectId, ids, page, requestUrl, { funnel: true });
+  if (withTable) body.correlation = correlationTable(rows.filter((r) => r.kind === "count"));
   return body;
 }
