@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { CAPTURE_PATHS, captureRoutes } from "./capture/routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
+import { flagRoutes } from "./flags/routes";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
 import { endpointRoutes } from "./endpoints/routes";
@@ -16,6 +17,7 @@ import { personActionRoutes } from "./persons/action-routes";
 import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
+import { sdkRoutes } from "./sdk/routes";
 
 /** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
@@ -59,6 +61,14 @@ export function mountProjectScoped(app: OpenAPIHono<AppEnv>, router: Router, can
   Hono.prototype.route.call(app as unknown as Hono, "/", aliased as unknown as Hono);
 }
 
+/** Building a drizzle instance with the schema costs ~50 µs; the D1 binding is stable per isolate, so reuse it. */
+const dbs = new WeakMap<D1Database, ReturnType<typeof createDb>>();
+function dbFor(d1: D1Database) {
+  let db = dbs.get(d1);
+  if (!db) dbs.set(d1, (db = createDb(d1)));
+  return db;
+}
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: createRouter().defaultHook });
 
@@ -66,7 +76,7 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
-    c.set("db", createDb(c.env.DB));
+    c.set("db", dbFor(c.env.DB));
     await next();
   });
   app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
@@ -74,6 +84,7 @@ export function createApp() {
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
   mountProjectScoped(app, analysisRoutes, "environments");
+  mountProjectScoped(app, flagRoutes, "projects");
   mountProjectScoped(app, endpointRoutes, "environments");
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
@@ -81,6 +92,7 @@ export function createApp() {
   mountProjectScoped(app, personActionRoutes, "environments");
   mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);
+  app.route("/", sdkRoutes);
   app.route("/", captureRoutes);
   registerDocs(app);
 

@@ -13,7 +13,15 @@ import { fromZodError } from "./errors";
  * - `public`: no credentials (health, schema, docs).
  */
 export type RouteAuth =
-  | { kind: "personal"; scopes: Scope[] }
+  | {
+      kind: "personal";
+      scopes: Scope[];
+      /**
+       * Hot SDK routes (flag definitions polled by every server) may reuse a resolved key for this
+       * long within an isolate, so an unchanged poll answers without touching D1.
+       */
+      principalCacheMs?: number;
+    }
   | { kind: "root" }
   | { kind: "project_token" }
   | { kind: "public" };

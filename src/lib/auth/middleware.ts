@@ -8,20 +8,35 @@ import { firstMissingScope, type Scope } from "./scopes";
 
 const BEARER = /^Bearer\s+(\S.*)$/;
 
+/** Keys resolved recently, for routes that opt in with `principalCacheMs` (bounded; oldest dropped first). */
+const recentPrincipals = new Map<string, { principal: Principal; at: number }>();
+function rememberPrincipal(secret: string, principal: Principal) {
+  recentPrincipals.delete(secret);
+  recentPrincipals.set(secret, { principal, at: Date.now() });
+  if (recentPrincipals.size > 1000) recentPrincipals.delete(recentPrincipals.keys().next().value!);
+}
+
 /**
  * Authenticates a personal API key or the root key, resolves the `:project_id` of the path
  * (404 when unknown, 403 when the key may not reach it), then checks the route's scopes.
  */
-export function authenticate(auth: { kind: "personal"; scopes: Scope[] } | { kind: "root" }): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  auth: { kind: "personal"; scopes: Scope[]; principalCacheMs?: number } | { kind: "root" },
+): MiddlewareHandler<AppEnv> {
+  const cacheMs = auth.kind === "personal" ? (auth.principalCacheMs ?? 0) : 0;
   return async (c, next) => {
     const header = c.req.header("authorization");
     if (!header) throw notAuthenticated();
     const match = BEARER.exec(header);
     if (!match) throw authenticationFailed("Authorization header must be of the form 'Bearer <personal API key>'.");
-    const principal = await authenticateKey(c.get("db"), c.env.ROOT_API_KEY, match[1].trim());
+    const secret = match[1].trim();
+    const cached = cacheMs ? recentPrincipals.get(secret) : undefined;
+    const fresh = cached && Date.now() - cached.at < cacheMs;
+    const principal = fresh ? cached.principal : await authenticateKey(c.get("db"), c.env.ROOT_API_KEY, secret);
     if (!principal) throw authenticationFailed("Personal API key found in request Authorization header is invalid.");
+    if (cacheMs && !fresh) rememberPrincipal(secret, principal);
     c.set("principal", principal);
-    if (principal.kind === "personal_api_key") c.executionCtx.waitUntil(recordKeyUse(c.get("db"), principal.keyId));
+    if (principal.kind === "personal_api_key" && !fresh) c.executionCtx.waitUntil(recordKeyUse(c.get("db"), principal.keyId));
 
     const projectParam = c.req.param("project_id");
     if (projectParam !== undefined) await resolveProject(c, principal, projectParam);

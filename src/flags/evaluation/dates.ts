@@ -1,0 +1,115 @@
+/**
+ * Date handling for `is_date_before/after/exact`, server semantics (flag-eval.md §4.4):
+ * a relative value `-?N[hdwmy]` means "now minus N units" on the project's wall clock (months
+ * step one at a time, clamping the day at each step); otherwise an absolute date. Dates without
+ * an offset are read in the project's time zone.
+ */
+
+const RELATIVE = /^-?(\d+)([hdwmy])$/;
+const ABSOLUTE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+
+function minusMonths(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  for (let i = 0; i < months; i++) {
+    const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
+    const month = (d.getUTCMonth() + 11) % 12;
+    const day = Math.min(d.getUTCDate(), daysInMonth(year, month));
+    d.setUTCFullYear(year, month, day);
+  }
+  return d;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes the zone is ahead of UTC at `instant`. */
+function zoneOffsetMinutes(zone: string, instant: number): number {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
+    });
+    formats.set(zone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return Math.round((wall - Math.floor(instant / 1000) * 1000) / 60_000);
+}
+
+const isUtc = (zone: string | undefined) => !zone || zone === "UTC" || zone === "Etc/UTC";
+
+/** The instant of a wall-clock time (expressed as UTC milliseconds) in `zone`. */
+function fromWall(wall: number, zone: string | undefined): number {
+  if (isUtc(zone)) return wall;
+  const guess = wall - zoneOffsetMinutes(zone!, wall) * 60_000;
+  return wall - zoneOffsetMinutes(zone!, guess) * 60_000;
+}
+
+const toWall = (instant: number, zone: string | undefined) => (isUtc(zone) ? instant : instant + zoneOffsetMinutes(zone!, instant) * 60_000);
+
+/** The instant a relative date names, or undefined when `value` is not relative. */
+export function parseRelativeDate(value: string, now: Date, zone?: string): Date | undefined {
+  const match = RELATIVE.exec(value.trim());
+  if (!match) return undefined;
+  const n = Number(match[1]);
+  if (n >= 10_000) return undefined;
+  const wall = new Date(toWall(now.getTime(), zone));
+  let result: Date;
+  switch (match[2]) {
+    case "h":
+      result = new Date(wall.getTime() - n * 3_600_000);
+      break;
+    case "d":
+      result = new Date(wall.getTime() - n * 86_400_000);
+      break;
+    case "w":
+      result = new Date(wall.getTime() - n * 7 * 86_400_000);
+      break;
+    case "m":
+      result = minusMonths(wall, n);
+      break;
+    default:
+      result = minusMonths(wall, n * 12);
+  }
+  return new Date(fromWall(result.getTime(), zone));
+}
+
+function offsetMinutes(zone: string | undefined): number {
+  if (!zone || /^(Z|UTC|GMT)$/i.test(zone)) return 0;
+  const sign = zone[0] === "-" ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0"));
+}
+
+/** An absolute date (ISO 8601 / RFC 3339; without an offset it is read in `projectZone`), else undefined. */
+export function parseAbsoluteDate(value: string, projectZone?: string): Date | undefined {
+  const match = ABSOLUTE.exec(value.trim());
+  if (match) {
+    const [, y, mo, d, h, mi, s, frac, zone] = match;
+    const ms = frac ? Number(`0.${frac}`) * 1000 : 0;
+    const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
+    const date = new Date(zone ? wall - offsetMinutes(zone) * 60_000 : fromWall(wall, projectZone));
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  // Anything else Date understands (RFC 2822 and friends); there is no meaningful local zone here.
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : new Date(parsed);
+}
+
+/** A filter value: relative first, then absolute. */
+export function parseFilterDate(value: unknown, now: Date, zone?: string): Date | undefined {
+  if (typeof value !== "string") return undefined;
+  return parseRelativeDate(value, now, zone) ?? parseAbsoluteDate(value, zone);
+}
+
+/** A person's value: numbers and numeric strings are epoch seconds; strings are dates. */
+export function parsePersonDate(value: unknown, zone?: string): Date | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? new Date(value * 1000) : undefined;
+  if (typeof value !== "string") return undefined;
+  if (/^[+-]?\d+(\.\d+)?$/.test(value.trim())) return new Date(Number(value) * 1000);
+  return parseAbsoluteDate(value, zone);
+}

@@ -1,0 +1,43 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { flagHashKeyOverrides } from "../db/schema";
+
+/**
+ * Experience continuity (flag-eval.md §1.3): the first time a person with an anonymous id is
+ * evaluated for a continuity flag, that anonymous id is stored as the flag's hash key, so the
+ * person keeps the bucket they had before identifying. Existing overrides are never replaced.
+ */
+export async function hashKeyOverrides(
+  db: Db,
+  projectId: number,
+  personId: number,
+  flagKeys: string[],
+  anonDistinctId: string | undefined,
+): Promise<Record<string, string>> {
+  if (!flagKeys.length) return {};
+  if (anonDistinctId) {
+    for (let i = 0; i < flagKeys.length; i += 30) {
+      await db
+        .insert(flagHashKeyOverrides)
+        .values(flagKeys.slice(i, i + 30).map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })))
+        .onConflictDoNothing();
+    }
+  }
+  const out: Record<string, string> = {};
+  for (let i = 0; i < flagKeys.length; i += 90) {
+    const rows = await db
+      .select({ key: flagHashKeyOverrides.featureFlagKey, hashKey: flagHashKeyOverrides.hashKey })
+      .from(flagHashKeyOverrides)
+      .where(
+        and(
+          eq(flagHashKeyOverrides.projectId, projectId),
+          eq(flagHashKeyOverrides.personId, personId),
+          inArray(flagHashKeyOverrides.featureFlagKey, flagKeys.slice(i, i + 90)),
+        ),
+      );
+    for (const r of rows) out[r.key] = r.hashKey;
+  }
+  return out;
+}
+
+

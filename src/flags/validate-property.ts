@@ -1,0 +1,73 @@
+import { validationError } from "../lib/errors";
+import { parseFilterDate } from "./evaluation/dates";
+import type { PropertyFilter } from "./evaluation/types";
+import type { FilterReferences } from "./validate";
+
+const OPERATORS = new Set([
+  "exact", "is_not", "icontains", "not_icontains", "icontains_multi", "not_icontains_multi", "regex", "not_regex",
+  "gt", "gte", "lt", "lte", "is_set", "is_not_set", "is_date_exact", "is_date_before", "is_date_after",
+  "starts_with", "not_starts_with", "ends_with", "not_ends_with", "between", "not_between",
+  "semver_eq", "semver_neq", "semver_gt", "semver_gte", "semver_lt", "semver_lte", "semver_tilde", "semver_caret", "semver_wildcard",
+  "in", "not_in", "flag_evaluates_to",
+]);
+const SCALAR_OPERATORS = new Set(["regex", "not_regex", "icontains", "not_icontains", "gt", "gte", "lt", "lte"]);
+const MAX_LIST_VALUES = 1000;
+
+const invalid = (detail: string, code = "invalid_input") => validationError(detail, "filters", code);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** One property filter of a condition (flags-api.md §4.3 rules 2, 3, 6-10); flag dependencies are collected into `dependsOn`. */
+export async function checkProperty(
+  p: unknown,
+  path: string,
+  aggregation: number | null,
+  refs: FilterReferences,
+  flagId: number | undefined,
+  flagKey: string,
+  dependsOn: number[],
+) {
+  if (!isObject(p) || typeof p.key !== "string") throw invalid(`${path}: a property filter needs a string key`);
+  const property = p as unknown as PropertyFilter;
+  const type = property.type ?? "person";
+  const operator = property.operator ?? "exact";
+  if (!OPERATORS.has(operator)) throw invalid(`${path}.operator: unsupported operator for feature flags`);
+  if ((operator === "in" || operator === "not_in") && type !== "cohort") {
+    throw invalid(`The '${operator}' operator is only valid for cohort properties, not '${type}' properties.`, "invalid_operator");
+  }
+  if (aggregation === null && !["person", "cohort", "flag"].includes(type)) {
+    throw invalid("Filters are not valid (can only use person, cohort, and flag properties)");
+  }
+  if (aggregation !== null && (type !== "group" || (property.group_type_index ?? aggregation) !== aggregation)) {
+    throw invalid("Filters are not valid (can only use group properties)");
+  }
+  if (Array.isArray(property.value) && property.value.length > MAX_LIST_VALUES) {
+    throw invalid(`Property group expressions of type ${property.key} cannot contain more than ${MAX_LIST_VALUES} values.`);
+  }
+  if (SCALAR_OPERATORS.has(operator) && (typeof property.value === "object" || property.value === undefined)) {
+    throw invalid(`Invalid value for operator ${operator}: ${JSON.stringify(property.value)}`, "invalid_value");
+  }
+  if ((operator === "is_date_before" || operator === "is_date_after" || operator === "is_date_exact") && !parseFilterDate(property.value, new Date())) {
+    throw invalid(`Invalid date value: ${String(property.value)}`, "invalid_date");
+  }
+  if (type === "cohort") {
+    const id = Number(property.value);
+    const cohort = Number.isInteger(id) ? await refs.cohort(id) : undefined;
+    if (!cohort) throw invalid(`Cohort with id ${String(property.value)} does not exist`, "cohort_does_not_exist");
+    if (cohort.behavioral) throw invalid(`Cohort '${cohort.name}' with filters on events cannot be used in feature flags.`, "behavioral_cohort_found");
+  }
+  if (type === "flag") {
+    if (operator !== "flag_evaluates_to") throw invalid("Flag properties must use the 'flag_evaluates_to' operator");
+    if (!/^\d+$/.test(property.key)) {
+      throw invalid(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${property.key}'`);
+    }
+    const id = Number(property.key);
+    if (id === flagId) throw invalid(`Feature flag '${flagKey}' cannot depend on itself`);
+    const dep = await refs.flag(id);
+    if (!dep) throw invalid(`Flag dependency references non-existent flag with ID ${id}`);
+    if (!dep.active) {
+      throw invalid(`Cannot create dependency on disabled flag '${dep.key}' (ID: ${id}). Flag dependencies must reference active flags only.`);
+    }
+    dependsOn.push(id);
+  }
+}
+
