@@ -56,22 +56,38 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
   const ctes: string[] = [];
-  // Unordered anchors are any step's events; naming them lets SQLite seek the event index per name.
   const names = spec.steps.map((s) => s.event);
-  const anchorNames = names.every((e) => e !== null) ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
-  const starter = spec.order === "unordered" ? `${anyStep}${anchorNames}` : match[0];
-  ctes.push(`f1 AS MATERIALIZED (
-    SELECT x.person_id AS pid, x.timestamp AS t1, x.id AS i1, strftime('%Y-%m-%dT%H:%M:%fZ', x.timestamp, ${W}) AS dl
-    FROM ${byTime(spec.order === "unordered" ? anchorNames !== "" : spec.steps[0].event !== null)}
-    WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
-      AND ${starter} AND ${global})`);
+  const named = names.every((e) => e !== null);
+  if (spec.order === "unordered") {
+    // One pass over the step events: per person, each step's timestamps as a small JSON array
+    // (naming the events lets SQLite seek the event index per name). Every step event anchors a
+    // window, and the step lookups then read only that person's arrays, not the events table.
+    const eventIn = named ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
+    const arrays = match.map((m, k) => `json_group_array(x.timestamp) FILTER (WHERE ${m}) AS a${k + 1}`).join(", ");
+    ctes.push(`pp AS MATERIALIZED (
+      SELECT x.person_id AS pid, ${arrays}
+      FROM ${byTime(named)}
+      WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
+        AND ${anyStep}${eventIn} AND ${global}
+      GROUP BY x.person_id)`);
+    const all = match.map((_, k) => `p.a${k + 1}`).join(", ");
+    ctes.push(`f1 AS MATERIALIZED (
+      SELECT p.*, a.value AS t1, strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}) AS dl
+      FROM pp p, json_each(json_array(${all})) arrs, json_each(arrs.value) a)`);
+  } else {
+    ctes.push(`f1 AS MATERIALIZED (
+      SELECT x.person_id AS pid, x.timestamp AS t1, x.id AS i1, strftime('%Y-%m-%dT%H:%M:%fZ', x.timestamp, ${W}) AS dl
+      FROM ${byTime(spec.steps[0].event !== null)}
+      WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
+        AND ${match[0]} AND ${global})`);
+  }
 
   const sameCtx = (field: string) => `x.project_id = ${P} AND x.person_id = f.pid AND ${field} AND x.timestamp < ${TO} AND ${global}`;
   let attempt: string;
   if (spec.order === "unordered") {
     // Steps done within [t1, t1 + window] of an anchor step event, in any order.
     const lookups = match.map(
-      (m, k) => `(SELECT min(x.timestamp) FROM ${BY_PERSON} WHERE ${sameCtx("x.timestamp >= f.t1 AND x.timestamp <= f.dl")} AND ${m}) AS s${k + 1}`,
+      (_, k) => `(SELECT min(j.value) FROM json_each(f.a${k + 1}) j WHERE j.value >= f.t1 AND j.value <= f.dl) AS s${k + 1}`,
     );
     ctes.push(`fu AS MATERIALIZED (SELECT f.*, ${lookups.join(", ")} FROM f1 f)`);
     const reached = match.map((_, k) => `(s${k + 1} IS NOT NULL)`).join(" + ");
