@@ -37,7 +37,7 @@ export const CAPTURE_PATHS = ["/batch", "/capture", "/e", "/i/v0/e"] as const;
 const router = createRouter();
 for (const path of CAPTURE_PATHS) {
   router.openapi(captureRoute(path, `Capture events (${path}/)`), async (c) => {
-    const result = await captureRequest(c.get("db"), c.req.raw);
+    const result = await captureRequest(c.env, c.get("db"), c.req.raw);
     return c.json(result.rejected.length ? { status: 1 as const, rejected: result.rejected } : { status: 1 as const }, 200);
   });
 }

@@ -1,4 +1,6 @@
 import type { Db } from "../db/client";
+import type { Env } from "../env";
+import { refreshFlagDefinitions } from "../flags/definitions-cache";
 import { authenticationFailed, validationError } from "../lib/errors";
 import { ingestEvents } from "../persons/ingest";
 import { getProjectByToken } from "../projects/service";
@@ -14,7 +16,7 @@ export interface CaptureResult {
  * Handles one SDK capture request end to end: decode, authenticate the project token, validate
  * each event (bad ones are reported, good ones kept), then store and process the good ones.
  */
-export async function captureRequest(db: Db, request: Request): Promise<CaptureResult> {
+export async function captureRequest(env: Env, db: Db, request: Request): Promise<CaptureResult> {
   const { payload, form } = await decodeCaptureBody(request);
   const { token, events, rejected } = normalizeCapture(payload, new URL(request.url).searchParams, form, new Date());
   if (!token) {
@@ -27,6 +29,7 @@ export async function captureRequest(db: Db, request: Request): Promise<CaptureR
   if (!events.length) {
     throw validationError(rejected[0]?.reason ?? "No events in the request.", null, "invalid_payload");
   }
-  await ingestEvents(db, project.id, events);
+  const { groupTypesAdded } = await ingestEvents(db, project.id, events);
+  if (groupTypesAdded) await refreshFlagDefinitions(env, db, project.id);
   return { accepted: events.length, rejected };
 }

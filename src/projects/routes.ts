@@ -2,7 +2,8 @@ import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { CreateProjectBody, ProjectParams, projectRecord, ProjectSchema, UpdateProjectBody } from "./schema";
-import { createProject, listProjects, updateProject } from "./service";
+import { createProject, listProjects } from "./service";
+import { changeProjectSettings } from "./update";
 
 const list = defineRoute({
   method: "get",
@@ -59,6 +60,6 @@ export const projectRoutes = createRouter()
   })
   .openapi(retrieve, (c) => c.json(projectRecord(c.get("project")), 200))
   .openapi(update, async (c) => {
-    const project = await updateProject(c.get("db"), c.get("project").id, c.req.valid("json"));
-    return c.json(projectRecord(project ?? c.get("project")), 200);
+    const project = await changeProjectSettings(c.env, c.get("db"), c.get("project"), c.req.valid("json"));
+    return c.json(projectRecord(project), 200);
   });

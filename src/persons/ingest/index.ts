@@ -8,13 +8,18 @@ import { ingestStatements } from "./write";
 /** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
 const MAX_ATTEMPTS = 40;
 
+export interface IngestOutcome {
+  /** Group types seen for the first time (the flags' cached definitions carry the type mapping). */
+  groupTypesAdded: number;
+}
+
 /**
  * Stores events and applies their person processing: one read round trip, then one `db.batch`
  * (a single D1 transaction) with every write. When a concurrent request changed one of the same
  * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
  */
-export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[]): Promise<void> {
-  if (!events.length) return;
+export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[]): Promise<IngestOutcome> {
+  if (!events.length) return { groupTypesAdded: 0 };
   const ids = mentionedDistinctIds(events);
   const needGroups = events.some((e) => e.event === "$groupidentify");
   for (let attempt = 1; ; attempt++) {
@@ -27,7 +32,7 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
     const plan = planIngest(state, events, uuids);
     try {
       await db.$client.batch(ingestStatements(db.$client, projectId, plan, events));
-      return;
+      return { groupTypesAdded: plan.newGroupTypes.length };
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createKey, createProject } from "../helpers";
+
+/**
+ * The cached local-evaluation payload embeds cohorts, the group type mapping and the project's
+ * time zone, so changes made through other areas must rewrite it before their response returns.
+ */
+let project: { id: number; api_token: string };
+let key: string;
+const definitions = (etag?: string) =>
+  call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key, headers: etag ? { "If-None-Match": etag } : {} });
+
+beforeAll(async () => {
+  project = await createProject();
+  key = await createKey(["feature_flag:read"]);
+});
+
+describe("definitions cache invalidation across areas", () => {
+  it("rewrites the payload when a cohort used by a flag changes", async () => {
+    const cohort = await call(`/api/projects/${project.id}/cohorts/`, {
+      method: "POST",
+      body: { name: "pros", filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "pro" }] }] } } },
+    });
+    expect(cohort.status).toBe(201);
+    const flag = await call(`/api/projects/${project.id}/feature_flags/`, {
+      method: "POST",
+      body: { key: "for-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: cohort.json.id }], rollout_percentage: 100 }] } },
+    });
+    expect(flag.status).toBe(201);
+    const before = await definitions();
+    expect(JSON.stringify(before.json.cohorts[String(cohort.json.id)])).toContain('"pro"');
+
+    const patched = await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/`, {
+      method: "PATCH",
+      body: { filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "enterprise" }] }] } } },
+    });
+    expect(patched.status).toBe(200);
+    const after = await definitions(before.headers.get("etag")!);
+    expect(after.status).toBe(200);
+    expect(JSON.stringify(after.json.cohorts[String(cohort.json.id)])).toContain('"enterprise"');
+  });
+
+  it("rewrites the payload when capture introduces a group type", async () => {
+    const before = await definitions();
+    expect(before.json.group_type_mapping).toEqual({});
+    const captured = await call("/batch/", {
+      method: "POST",
+      key: null,
+      body: {
+        api_key: project.api_token,
+        batch: [{ event: "$groupidentify", distinct_id: "u1", properties: { $group_type: "company", $group_key: "acme", $group_set: { plan: "pro" } } }],
+      },
+    });
+    expect(captured.status).toBe(200);
+    const after = await definitions(before.headers.get("etag")!);
+    expect(after.status).toBe(200);
+    expect(after.json.group_type_mapping).toEqual({ "0": "company" });
+  });
+
+  it("evaluates with the project's new time zone right after it changes", async () => {
+    // A bare date in a filter is read in the project's time zone, as PostHog's server does.
+    await call(`/api/projects/${project.id}/feature_flags/`, {
+      method: "POST",
+      body: {
+        key: "early-signups",
+        filters: { groups: [{ properties: [{ key: "signed_up", type: "person", operator: "is_date_before", value: "2026-06-01" }], rollout_percentage: 100 }] },
+      },
+    });
+    const evaluate = async () =>
+      (
+        await call("/flags/?v=2", {
+          method: "POST",
+          key: null,
+          body: { token: project.api_token, distinct_id: "tz-user", person_properties: { signed_up: "2026-05-31T20:00:00Z" } },
+        })
+      ).json.flags["early-signups"].enabled;
+    expect(await evaluate()).toBe(true); // UTC: 20:00 on May 31 is before June 1
+    const patched = await call(`/api/projects/${project.id}/`, { method: "PATCH", body: { timezone: "Asia/Tokyo" } });
+    expect(patched.status).toBe(200);
+    expect(await evaluate()).toBe(false); // Tokyo: June 1 begins at 15:00 UTC on May 31
+  });
+});
