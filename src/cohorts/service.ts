@@ -10,7 +10,7 @@ import { cohortFilterGroup } from "./definition";
 import { onCohortsChanged } from "./events";
 import { cohortMembershipSql, membershipOver } from "./membership";
 import { getCohort, liveCohorts, type CohortRow } from "./reads";
-import { type runBatch, statement } from "../persons/d1";
+import { type runBatch, statement } from "../lib/d1";
 
 export interface CohortInput {
   name?: string;

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityEntries } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
-import { runBatch } from "./d1";
+import { runBatch } from "../lib/d1";
 import { chunkJson } from "./ingest/write";
 import type { PersonRow } from "./lookup";
 
