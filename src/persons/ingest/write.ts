@@ -39,7 +39,14 @@ const PERSON_ID = (ref: string) => `(SELECT id FROM persons WHERE project_id = ?
  * A person row that changed since it was read makes the version check set NULL into a NOT NULL
  * column, which aborts the whole batch; the caller then reloads and retries.
  */
-export function ingestStatements(d1: D1Database, projectId: number, plan: IngestPlan, events: CapturedEvent[]): D1PreparedStatement[] {
+export function ingestStatements(
+  d1: D1Database,
+  projectId: number,
+  plan: IngestPlan,
+  events: CapturedEvent[],
+  /** Statements that must commit with the ingest (or not at all), appended to the batch. */
+  extra: D1PreparedStatement[] = [],
+): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
   const each = (sql: string, rows: unknown[]) => {
     for (const chunk of chunkJson(rows)) out.push(d1.prepare(sql).bind(projectId, chunk));
@@ -100,7 +107,7 @@ export function ingestStatements(d1: D1Database, projectId: number, plan: Ingest
       plan.groups.map((g) => ({ i: g.groupTypeIndex, k: g.groupKey, p: g.properties, c: g.createdAt })),
     );
   }
-  out.push(...eventStatements(d1, projectId, events));
+  out.push(...eventStatements(d1, projectId, events), ...extra);
   return out;
 }
 
