@@ -117,12 +117,15 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
   return chunkJson(rows).map((chunk) =>
     d1
       .prepare(
-        // Events re-sent with a uuid already stored (an SDK retry) are skipped.
+        // Events whose uuid is already stored (an SDK retry, a concurrent copy of the same batch, a
+        // repeat within the batch) are skipped by the unique (project_id, uuid) index.
+        // `WHERE true` lets SQLite parse ON CONFLICT after a join's ON clause.
         `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp)
          SELECT ?1, j.value ->> '$.u', j.value ->> '$.e', j.value ->> '$.d', d.person_id, j.value -> '$.p', j.value ->> '$.t'
          FROM json_each(?2) j
          LEFT JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value ->> '$.d'
-         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.project_id = ?1 AND e.uuid = j.value ->> '$.u')`,
+         WHERE true
+         ON CONFLICT (project_id, uuid) DO NOTHING`,
       )
       .bind(projectId, chunk),
   );
