@@ -1,9 +1,10 @@
 import type { CapturedEvent } from "../../capture/normalize";
 import type { Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
-import { planIngest, processesPerson } from "./process";
+import { moveMergedEvents } from "../event-rewrites";
+import { planIngest, processesPerson, type IngestPlan } from "./process";
 import { loadIngestState, personUuidFor, type PersonDraft } from "./state";
-import { ingestStatements } from "./write";
+import { finalPerson, ingestStatements } from "./write";
 
 /** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
 const MAX_ATTEMPTS = 40;
@@ -34,6 +35,7 @@ export interface IngestOutcome {
  * Stores events and applies their person processing: one read round trip, then one `db.batch`
  * (a single D1 transaction) with every write. When a concurrent request changed one of the same
  * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
+ * Past events of merged persons are moved after the commit (`moveEventsOfMerged`).
  */
 export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[], options: IngestOptions = {}): Promise<IngestOutcome> {
   if (!events.length) return { groupTypesAdded: 0 };
@@ -60,14 +62,32 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
       }) ?? [];
     try {
       await db.$client.batch(ingestStatements(db.$client, projectId, plan, events, extra));
-      return { groupTypesAdded: plan.newGroupTypes.length };
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");
         throw err;
       }
       await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
+      continue;
     }
+    await moveEventsOfMerged(db, projectId, plan);
+    return { groupTypesAdded: plan.newGroupTypes.length };
+  }
+}
+
+/**
+ * After the batch committed: past events of merged-away persons move to their target, in bounded
+ * chunks. Outside the retry loop on purpose: a slow or failing rewrite must not redo the ingest.
+ * The merge and the events stand either way, so a failure is logged, not returned to the SDK (the
+ * events keep the merged-away person id; see docs/compatibility.md).
+ */
+async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
+  const pairs = plan.merges.flatMap((m) => (m.source.id === null ? [] : [{ sourceId: m.source.id, targetUuid: finalPerson(m.target).uuid }]));
+  if (!pairs.length) return;
+  try {
+    await moveMergedEvents(db.$client, projectId, pairs);
+  } catch (err) {
+    console.error(`project ${projectId}: moving events of ${pairs.length} merged person(s) failed`, err);
   }
 }
 

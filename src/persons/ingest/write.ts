@@ -27,7 +27,7 @@ export function chunkJson(rows: unknown[]): string[] {
   return chunks;
 }
 
-const finalPerson = (p: PersonDraft) => {
+export const finalPerson = (p: PersonDraft) => {
   while (p.mergedInto) p = p.mergedInto;
   return p;
 };
@@ -133,8 +133,9 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
 
 /**
  * Moves everything of each merged-away person onto the person it finally merged into, set-wise (a
- * fixed number of statements however many merges): distinct ids, static cohort memberships, flag
- * hash-key overrides (the target's own win) and the person of past events; then deletes the sources.
+ * fixed number of statements however many merges): distinct ids, static cohort memberships and flag
+ * hash-key overrides (the target's own win); then deletes the sources. Past events are moved after
+ * the batch commits, in bounded chunks (`moveMergedEvents`), as a person's events are unbounded.
  */
 export function mergeStatements(d1: D1Database, projectId: number, pairs: { source: string; target: string }[]): D1PreparedStatement[] {
   if (!pairs.length) return [];
@@ -150,8 +151,6 @@ export function mergeStatements(d1: D1Database, projectId: number, pairs: { sour
     `${m} INSERT OR IGNORE INTO cohort_people (cohort_id, person_id) SELECT cp.cohort_id, m.tid FROM m CROSS JOIN cohort_people cp ON cp.person_id = m.sid`,
     `${m} INSERT OR IGNORE INTO flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
      SELECT o.project_id, m.tid, o.feature_flag_key, o.hash_key FROM m CROSS JOIN flag_hash_key_overrides o ON o.project_id = ?1 AND o.person_id = m.sid`,
-    `${m} UPDATE events SET person_id = (SELECT tid FROM m WHERE m.sid = events.person_id)
-     WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
     // Explicit rather than ON DELETE CASCADE, which depends on foreign keys being enforced.
     `${m} DELETE FROM cohort_people WHERE person_id IN (SELECT sid FROM m)`,
     `${m} DELETE FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
