@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { MAX_MATERIALIZED_ROWS } from "../hogql/compile";
 import { type Cell, executeCompiled, type QueryRows } from "./execute";
+import { classifyQueryError, type QueryFailure } from "./query-errors";
 import { dropTable, readTable, writeTable } from "./materialized-table";
 import { ResultCache } from "./result-cache";
 
@@ -36,7 +37,7 @@ export interface RunInput {
   /** Values of the materialized variables, in config order, when the version is materialized. */
   materialized: Cell[] | null;
 }
-/** A query that fails in SQLite (e.g. malformed JSON in a property) is the caller's error, not ours. */
+/** D1 refused the query; the raw message, which the worker classifies (query-errors.ts) before anyone sees it. */
 export interface RunFailure {
   error: string;
 }
@@ -48,6 +49,9 @@ export interface RunOutput extends QueryRows {
   /** Milliseconds spent reading the rows (D1 or the stored table); 0 for a cache hit. */
   execute_ms: number;
 }
+
+/** A refresh this object refuses for a reason the caller can read (e.g. too many rows). */
+class RefreshRefused extends Error {}
 
 interface ConfigRow extends Record<string, SqlStorageValue> {
   version: number;
@@ -163,7 +167,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
       try {
         rows = await executeCompiled(this.env.DB, input.sql, input.params);
       } catch (error) {
-        return { error: error instanceof Error ? error.message.replace(/^D1_ERROR: /, "") : String(error) };
+        return { error: error instanceof Error ? error.message : String(error) };
       }
     }
     const hasMore = rows.results.length > input.limit;
@@ -213,7 +217,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
       const rows = await executeCompiled(this.env.DB, config.sql, [config.projectId]);
-      if (rows.results.length > MAX_MATERIALIZED_ROWS) throw new Error(`The query returns more than ${MAX_MATERIALIZED_ROWS} rows, too many to materialize.`);
+      if (rows.results.length > MAX_MATERIALIZED_ROWS) throw new RefreshRefused(`The query returns more than ${MAX_MATERIALIZED_ROWS} rows, too many to materialize.`);
       if (!this.row(version)) return null; // disabled while the query ran
       this.ctx.storage.transactionSync(() => {
         const columns = writeTable(sql, version, config.variables, rows);
@@ -224,7 +228,10 @@ export class EndpointMaterializer extends DurableObject<Env> {
       });
       this.cache.dropVersion(version);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const failure: QueryFailure = error instanceof RefreshRefused ? { kind: "query", message: error.message } : classifyQueryError(error);
+      if (failure.kind === "server") console.error(`materialization of version ${version} failed on the database side`, failure.detail);
+      // The status is shown to callers: the query's own error cleaned, a server-side failure generic.
+      const message = failure.kind === "query" ? failure.message : "The refresh failed because of a database error; it is retried at the next sync.";
       sql.exec("UPDATE materializations SET status = 'Failed', error = ?, next_run_at = ?, refreshes = refreshes + 1 WHERE version = ?", message, nextRun(), version);
     }
     await this.schedule();

@@ -8,6 +8,7 @@ import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
 import type { Cell } from "./execute";
 import { enableMaterialization, materializerFor } from "./materialization";
+import { classifyQueryError, queryFailureError } from "./query-errors";
 import { compileQuery, type HogQLQuery, isBindable, isList, variablesByCode } from "./query";
 import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
 
@@ -93,7 +94,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
   });
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
-  if ("error" in outcome) throw validationError(`Query execution failed: ${outcome.error}`, "query", "query_execution_failed");
+  if ("error" in outcome) throw queryFailureError(classifyQueryError(outcome.error), `endpoint ${endpoint.id} v${version.version} run`);
   const out = outcome;
 
   const refreshedAt = Date.parse(out.last_refresh);
