@@ -1,9 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { MAX_MATERIALIZED_ROWS } from "../hogql/compile";
 import { type Cell, executeCompiled, type QueryRows } from "./execute";
 import { classifyQueryError, type QueryFailure } from "./query-errors";
-import { dropTable, readTable, writeTable } from "./materialized-table";
+import { copyToStaging, dropTable, MATERIALIZE_PAGE_ROWS, MAX_MATERIALIZED_ROWS, readTable, swapTable, TooManyRows } from "./materialized-table";
 import { ResultCache } from "./result-cache";
 
 export interface MaterializationConfig {
@@ -50,9 +49,6 @@ export interface RunOutput extends QueryRows {
   execute_ms: number;
 }
 
-/** A refresh this object refuses for a reason the caller can read (e.g. too many rows). */
-class RefreshRefused extends Error {}
-
 interface ConfigRow extends Record<string, SqlStorageValue> {
   version: number;
   config: string;
@@ -74,6 +70,8 @@ interface ConfigRow extends Record<string, SqlStorageValue> {
 export class EndpointMaterializer extends DurableObject<Env> {
   private readonly inflight = new Map<number, Promise<MaterializationStatus | null>>();
   private readonly cache: ResultCache;
+  /** Page size and row cap of refresh copies (materialized-table.ts); a test may lower them on its instance. */
+  copyLimits = { pageSize: MATERIALIZE_PAGE_ROWS, maxRows: MAX_MATERIALIZED_ROWS };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -216,11 +214,13 @@ export class EndpointMaterializer extends DurableObject<Env> {
     sql.exec("UPDATE materializations SET status = 'Running' WHERE version = ?", version);
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
-      const rows = await executeCompiled(this.env.DB, config.sql, [config.projectId]);
-      if (rows.results.length > MAX_MATERIALIZED_ROWS) throw new RefreshRefused(`The query returns more than ${MAX_MATERIALIZED_ROWS} rows, too many to materialize.`);
-      if (!this.row(version)) return null; // disabled while the query ran
+      const { columns } = await copyToStaging(this.env.DB, this.ctx.storage, version, config, this.copyLimits.pageSize, this.copyLimits.maxRows);
+      if (!this.row(version)) {
+        dropTable(sql, version); // disabled while the copy ran
+        return null;
+      }
       this.ctx.storage.transactionSync(() => {
-        const columns = writeTable(sql, version, config.variables, rows);
+        swapTable(sql, version, config.variables.length);
         sql.exec(
           "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
           new Date().toISOString(), nextRun(), JSON.stringify(columns), version,
@@ -228,7 +228,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
       });
       this.cache.dropVersion(version);
     } catch (error) {
-      const failure: QueryFailure = error instanceof RefreshRefused ? { kind: "query", message: error.message } : classifyQueryError(error);
+      const failure: QueryFailure = error instanceof TooManyRows ? { kind: "query", message: error.message } : classifyQueryError(error);
       if (failure.kind === "server") console.error(`materialization of version ${version} failed on the database side`, failure.detail);
       // The status is shown to callers: the query's own error cleaned, a server-side failure generic.
       const message = failure.kind === "query" ? failure.message : "The refresh failed because of a database error; it is retried at the next sync.";
