@@ -69,7 +69,7 @@ describe("materialization copy", () => {
     expect(created.status).toBe(201);
     const stub = ns.get(ns.idFromName(created.json.id));
     await runInDurableObject(stub, (instance: EndpointMaterializer) => {
-      instance.copyLimits = { pageSize: 7, maxRows: 12 };
+      instance.refresher.copyLimits = { pageSize: 7, maxRows: 12 };
     });
     expect((await call(`/api/environments/${project}/endpoints/capped`, { method: "PATCH", body: { is_materialized: true } })).status).toBe(200);
     await runDurableObjectAlarm(stub);
