@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyQueryError, queryFailureError } from "../../src/endpoints/query-errors";
+import { classifyQueryError, classifyStubError, queryFailureError } from "../../src/endpoints/query-errors";
 
 /** D1's error texts as its binding raises them (local D1 and Cloudflare's both use this form). */
 const d1 = (message: string) => new Error(`D1_ERROR: ${message}`);
@@ -56,6 +56,23 @@ describe("classifying D1 failures of a run", () => {
         expect(failure).toMatchObject({ kind: "server", retryable: false });
         expect(queryFailureError(failure, "test").toBody()).toEqual({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null });
       }
+    } finally {
+      console.error = errors;
+    }
+  });
+
+  it("a failed call to the endpoint's Durable Object is a 5xx, retryable when Workers marks it so", () => {
+    const overloaded = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: true });
+    const reset = Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
+    const broken = new Error("Cannot read properties of undefined (reading 'x')");
+    expect(classifyStubError(overloaded)).toMatchObject({ kind: "server", retryable: true });
+    expect(classifyStubError(reset)).toMatchObject({ kind: "server", retryable: true });
+    expect(classifyStubError(broken)).toMatchObject({ kind: "server", retryable: false });
+    const errors = console.error;
+    console.error = () => {};
+    try {
+      expect(queryFailureError(classifyStubError(overloaded), "test").status).toBe(503);
+      expect(queryFailureError(classifyStubError(broken), "test").toBody()).toEqual({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null });
     } finally {
       console.error = errors;
     }
