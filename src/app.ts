@@ -11,6 +11,7 @@ import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
+import { analysisRoutes } from "./persons/analysis/routes";
 import { createRouter, type Router } from "./lib/route";
 import { personActionRoutes } from "./persons/action-routes";
 import { personInfoRoutes } from "./persons/info-routes";
@@ -81,6 +82,8 @@ export function createApp() {
   app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
+  // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
+  mountProjectScoped(app, analysisRoutes, "environments");
   mountProjectScoped(app, flagRoutes, "projects");
   mountProjectScoped(app, endpointRoutes, "environments");
   mountProjectScoped(app, cohortRoutes, "projects");

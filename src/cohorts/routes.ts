@@ -11,12 +11,13 @@ import { serializedPerson } from "../persons/serialize";
 import { getPersonsByIds } from "../persons/service";
 import { getCohort, type CohortRow } from "./reads";
 import { CohortParams, CohortSchema, CreateCohortBody, UpdateCohortBody } from "./schema";
-import { cohortMemberIds, createCohort, deleteCohort, listCohorts, memberCounts, updateCohort } from "./service";
+import { cohortMemberIds, createCohort, deleteCohort, listCohorts, memberCount, updateCohort } from "./service";
 
 const tags = ["cohorts"];
 const BASE = "/api/projects/{project_id}/cohorts";
 
-export function cohortRecord(row: CohortRow, count: number): z.infer<typeof CohortSchema> {
+/** `count` is null where members are not counted (lists): see docs/compatibility.md. */
+export function cohortRecord(row: CohortRow, count: number | null): z.infer<typeof CohortSchema> {
   let createdBy: unknown = null;
   try {
     createdBy = row.createdBy ? JSON.parse(row.createdBy) : null;
@@ -105,16 +106,16 @@ async function liveCohort(c: Context<AppEnv>, id: number) {
 }
 
 async function withCount(c: Context<AppEnv>, row: CohortRow) {
-  const counts = await memberCounts(c.get("db"), c.get("project").id, [row]);
-  return cohortRecord(row, counts.get(row.id) ?? 0);
+  return cohortRecord(row, await memberCount(c.get("db"), c.get("project").id, row.id));
 }
 
 export const cohortRoutes = createRouter()
   .openapi(list, async (c) => {
     const page = pageOf(c.req.valid("query"));
     const { rows, count } = await listCohorts(c.get("db"), c.get("project").id, page);
-    const counts = await memberCounts(c.get("db"), c.get("project").id, rows);
-    return c.json(paginated(c.req.url, page, count, rows.map((r) => cohortRecord(r, counts.get(r.id) ?? 0))), 200);
+    // Members are counted on retrieve and in the member listing only: counting every cohort of a
+    // page would scan the project's persons once per dynamic cohort.
+    return c.json(paginated(c.req.url, page, count, rows.map((r) => cohortRecord(r, null))), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");

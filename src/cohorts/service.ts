@@ -10,7 +10,7 @@ import { cohortFilterGroup } from "./definition";
 import { onCohortsChanged } from "./events";
 import { cohortMembershipSql, membershipOver } from "./membership";
 import { getCohort, liveCohorts, type CohortRow } from "./reads";
-import { type runBatch, statement } from "../persons/d1";
+import { type runBatch, statement } from "../lib/d1";
 
 export interface CohortInput {
   name?: string;
@@ -147,14 +147,11 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
   return { rows, count: total?.n ?? 0 };
 }
 
-/** Member counts of cohorts, computed now (dynamic cohorts are not precalculated here). */
-export async function memberCounts(db: Db, projectId: number, rows: CohortRow[]): Promise<Map<number, number>> {
-  if (!rows.length) return new Map();
+/** The member count of one cohort, computed now (dynamic cohorts are not precalculated here). */
+export async function memberCount(db: Db, projectId: number, cohortId: number): Promise<number> {
   const member = await cohortMembershipSql(db, projectId);
-  const results = await db.$client.batch<{ n: number }>(
-    rows.map((r) => statement(db, sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(r.id, sql`persons.id`)}`)),
-  );
-  return new Map(rows.map((r, i) => [r.id, results[i].results[0]?.n ?? 0]));
+  const row = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`);
+  return row?.n ?? 0;
 }
 
 /** Ids of the live cohorts the person belongs to now. */

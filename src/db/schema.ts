@@ -118,7 +118,8 @@ export const events = sqliteTable(
     index("events_project_timestamp_idx").on(t.projectId, t.timestamp),
     index("events_project_event_timestamp_idx").on(t.projectId, t.event, t.timestamp),
     index("events_project_person_timestamp_idx").on(t.projectId, t.personId, t.timestamp),
-    index("events_project_uuid_idx").on(t.projectId, t.uuid),
+    // Unique: de-duplication of retried events (same uuid) is enforced by the database, not a read-then-insert.
+    uniqueIndex("events_project_uuid_unique").on(t.projectId, t.uuid),
   ],
 );
 

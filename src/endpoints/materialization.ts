@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { validationError } from "../lib/errors";
-import type { MaterializationStatus } from "./materializer";
+import type { MaterializationStatus } from "./refresher";
 import { DEFAULT_SYNC_FREQUENCY, SYNC_FREQUENCIES } from "./schema";
 import { compiledOf, type EndpointRow, type VersionRow } from "./service";
 

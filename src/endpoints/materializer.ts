@@ -1,29 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { MAX_MATERIALIZED_ROWS } from "../hogql/compile";
 import { type Cell, executeCompiled, type QueryRows } from "./execute";
-import { dropTable, readTable, writeTable } from "./materialized-table";
+import { readTable } from "./materialized-table";
+import { type MaterializationConfig, type MaterializationStatus, Refresher } from "./refresher";
 import { ResultCache } from "./result-cache";
 
-export interface MaterializationConfig {
-  version: number;
-  projectId: number;
-  /** The transformed query (variables as columns), bound only with the project id. */
-  sql: string;
-  variables: string[];
-  /** The query is an ungrouped aggregate: a value with no stored row must run inline (count 0, ...). */
-  singleRow: boolean;
-  syncFrequency: string;
-  syncSeconds: number;
-}
-export interface MaterializationStatus {
-  status: "Completed" | "Running" | "Failed";
-  last_materialized_at: string | null;
-  error: string;
-  sync_frequency: string;
-  /** How many refreshes have run (tests use it to check serialization). */
-  refreshes: number;
-}
+export type { MaterializationConfig, MaterializationStatus } from "./refresher";
+
 export interface RunInput {
   version: number;
   sql: string;
@@ -36,7 +19,7 @@ export interface RunInput {
   /** Values of the materialized variables, in config order, when the version is materialized. */
   materialized: Cell[] | null;
 }
-/** A query that fails in SQLite (e.g. malformed JSON in a property) is the caller's error, not ours. */
+/** D1 refused the query; the raw message, which the worker classifies (query-errors.ts) before anyone sees it. */
 export interface RunFailure {
   error: string;
 }
@@ -49,18 +32,6 @@ export interface RunOutput extends QueryRows {
   execute_ms: number;
 }
 
-interface ConfigRow extends Record<string, SqlStorageValue> {
-  version: number;
-  config: string;
-  status: string;
-  last_materialized_at: string | null;
-  error: string;
-  next_run_at: number;
-  refreshes: number;
-  /** Output columns of the stored table (JSON), kept apart from the config, which configure() replaces. */
-  columns: string;
-}
-
 /**
  * One instance per saved-query endpoint (idFromName(endpoint id)), SQLite-backed. It serializes
  * materialization refreshes (one in flight per version), stores each materialized version's rows in
@@ -68,43 +39,31 @@ interface ConfigRow extends Record<string, SqlStorageValue> {
  * version's cache age, and remembers the last execution for last_execution_times.
  */
 export class EndpointMaterializer extends DurableObject<Env> {
-  private readonly inflight = new Map<number, Promise<MaterializationStatus | null>>();
   private readonly cache: ResultCache;
+  readonly refresher: Refresher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.cache = new ResultCache(ctx.storage.sql);
+    this.refresher = new Refresher(ctx.storage, env.DB, (version) => this.cache.dropVersion(version));
     this.createTables();
   }
 
   private createTables() {
     const sql = this.ctx.storage.sql;
-    sql.exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
-      last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0,
-      columns TEXT NOT NULL DEFAULT '[]')`);
+    this.refresher.createTable();
     sql.exec("CREATE TABLE IF NOT EXISTS last_execution (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL, version INTEGER NOT NULL)");
     this.cache.createTable();
   }
 
   /** Enables (or re-times) materialization of a version; the first refresh runs right away from the alarm. */
-  async configure(config: MaterializationConfig): Promise<MaterializationStatus> {
-    const existing = this.row(config.version);
-    const last = existing?.last_materialized_at ? Date.parse(existing.last_materialized_at) : null;
-    const nextRun = last === null ? Date.now() : Math.min(last + config.syncSeconds * 1000, Date.now() + config.syncSeconds * 1000);
-    this.ctx.storage.sql.exec(
-      `INSERT INTO materializations (version, config, status, next_run_at) VALUES (?, ?, 'Running', ?)
-       ON CONFLICT (version) DO UPDATE SET config = excluded.config, next_run_at = excluded.next_run_at`,
-      config.version, JSON.stringify(config), nextRun,
-    );
-    await this.schedule();
-    return this.status(config.version) as MaterializationStatus;
+  configure(config: MaterializationConfig): Promise<MaterializationStatus> {
+    return this.refresher.configure(config);
   }
 
   async disable(version: number): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM materializations WHERE version = ?", version);
-    dropTable(this.ctx.storage.sql, version);
+    await this.refresher.disable(version);
     this.cache.dropVersion(version);
-    await this.schedule();
   }
 
   /** The endpoint is deleted: every materialization, cached result and log goes. */
@@ -115,16 +74,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
   }
 
   status(version: number): MaterializationStatus | null {
-    const row = this.row(version);
-    if (!row) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
-    return {
-      status: row.status as MaterializationStatus["status"],
-      last_materialized_at: row.last_materialized_at,
-      error: row.error,
-      sync_frequency: config.syncFrequency,
-      refreshes: row.refreshes,
-    };
+    return this.refresher.status(version);
   }
 
   lastExecution(): { at: string; version: number } | null {
@@ -133,23 +83,16 @@ export class EndpointMaterializer extends DurableObject<Env> {
 
   /** Refreshes a version's table; concurrent callers share the refresh already in flight. */
   refresh(version: number): Promise<MaterializationStatus | null> {
-    let running = this.inflight.get(version);
-    if (!running) {
-      running = this.runRefresh(version).finally(() => this.inflight.delete(version));
-      this.inflight.set(version, running);
-    }
-    return running;
+    return this.refresher.refresh(version);
   }
 
   async alarm(): Promise<void> {
-    const due = this.ctx.storage.sql.exec<{ version: number }>("SELECT version FROM materializations WHERE next_run_at <= ?", Date.now()).toArray();
-    for (const { version } of due) await this.refresh(version);
-    await this.schedule();
+    await this.refresher.refreshDue();
   }
 
   async run(input: RunInput): Promise<RunOutput | RunFailure> {
     this.recordExecution(input.version);
-    let ready = input.materialized && input.refresh !== "direct" ? this.readyTable(input.version) : null;
+    let ready = input.materialized && input.refresh !== "direct" ? this.refresher.readyTable(input.version) : null;
     if (input.refresh === "cache") {
       const cached = this.cache.get(input.cacheKey, input.cacheAgeSeconds, ready?.at ?? null);
       if (cached) return { ...cached, is_cached: true, execute_ms: 0 };
@@ -163,7 +106,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
       try {
         rows = await executeCompiled(this.env.DB, input.sql, input.params);
       } catch (error) {
-        return { error: error instanceof Error ? error.message.replace(/^D1_ERROR: /, "") : String(error) };
+        return { error: error instanceof Error ? error.message : String(error) };
       }
     }
     const hasMore = rows.results.length > input.limit;
@@ -190,51 +133,4 @@ export class EndpointMaterializer extends DurableObject<Env> {
       new Date().toISOString(), version,
     );
   }
-
-  private row(version: number): ConfigRow | undefined {
-    return this.ctx.storage.sql.exec<ConfigRow>("SELECT * FROM materializations WHERE version = ?", version).toArray()[0];
-  }
-
-  /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
-  private readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
-    const row = this.row(version);
-    if (!row || row.status !== "Completed" || !row.last_materialized_at) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
-    if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
-    return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[], singleRow: !!config.singleRow };
-  }
-
-  private async runRefresh(version: number): Promise<MaterializationStatus | null> {
-    const row = this.row(version);
-    if (!row) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
-    const sql = this.ctx.storage.sql;
-    sql.exec("UPDATE materializations SET status = 'Running' WHERE version = ?", version);
-    const nextRun = () => Date.now() + config.syncSeconds * 1000;
-    try {
-      const rows = await executeCompiled(this.env.DB, config.sql, [config.projectId]);
-      if (rows.results.length > MAX_MATERIALIZED_ROWS) throw new Error(`The query returns more than ${MAX_MATERIALIZED_ROWS} rows, too many to materialize.`);
-      if (!this.row(version)) return null; // disabled while the query ran
-      this.ctx.storage.transactionSync(() => {
-        const columns = writeTable(sql, version, config.variables, rows);
-        sql.exec(
-          "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
-          new Date().toISOString(), nextRun(), JSON.stringify(columns), version,
-        );
-      });
-      this.cache.dropVersion(version);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      sql.exec("UPDATE materializations SET status = 'Failed', error = ?, next_run_at = ?, refreshes = refreshes + 1 WHERE version = ?", message, nextRun(), version);
-    }
-    await this.schedule();
-    return this.status(version);
-  }
-
-  private async schedule(): Promise<void> {
-    const next = this.ctx.storage.sql.exec<{ at: number | null }>("SELECT min(next_run_at) AS at FROM materializations").one().at;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
-  }
 }
-

@@ -8,6 +8,7 @@ import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
 import type { Cell } from "./execute";
 import { enableMaterialization, materializerFor } from "./materialization";
+import { classifyQueryError, classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, type HogQLQuery, isBindable, isList, variablesByCode } from "./query";
 import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
 
@@ -81,6 +82,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
   const cacheKey = await sha256Hex(JSON.stringify([version.version, values, limit, compiled.offset]));
 
+  const context = `endpoint ${endpoint.id} v${version.version} run`;
   const outcome = await materializerFor(env, endpoint.id).run({
     version: version.version,
     sql: compiled.sql,
@@ -91,9 +93,12 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     cacheAgeSeconds,
     refresh,
     materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
+  }).catch((error: unknown) => {
+    // The Durable Object itself failed (overloaded, reset, unreachable): a 5xx, retryable when it says so.
+    throw queryFailureError(classifyStubError(error), context);
   });
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
-  if ("error" in outcome) throw validationError(`Query execution failed: ${outcome.error}`, "query", "query_execution_failed");
+  if ("error" in outcome) throw queryFailureError(classifyQueryError(outcome.error), context);
   const out = outcome;
 
   const refreshedAt = Date.parse(out.last_refresh);

@@ -1,9 +1,9 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { and, eq, exists, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { endpoints, endpointVersions } from "../db/schema";
 import type { Env } from "../env";
-import { validationError } from "../lib/errors";
+import { conflict, validationError } from "../lib/errors";
 import { canMaterialize, disableMaterialization, enableMaterialization, materializerFor } from "./materialization";
 import { compileQuery, normalizeQuery, sameQuery } from "./query";
 import { type CreateEndpointBody, DEFAULT_SYNC_FREQUENCY, NAME_MESSAGE, NAME_PATTERN, type UpdateEndpointBody } from "./schema";
@@ -105,15 +105,38 @@ export async function updateEndpoint(env: Env, db: Db, projectId: number, name: 
   };
   const { id: _id, ...endpointFields } = updatedEndpoint;
   const { id: _vid, ...versionFields } = next;
+  // Optimistic concurrency: both writes apply only if the endpoint is still as read (same current
+  // version, same updated_at), so a concurrent PATCH can neither be overwritten nor make this one
+  // land on a version that is no longer current. A second new version N+1 fails the UNIQUE index.
+  const unchanged = and(eq(endpoints.id, endpoint.id), eq(endpoints.currentVersion, endpoint.currentVersion), sql`${endpoints.updatedAt} IS ${endpoint.updatedAt}`);
+  const stillUnchanged = exists(db.select({ one: sql`1` }).from(endpoints).where(unchanged));
   const writeVersion = created
-    ? db.insert(endpointVersions).values(next)
-    : db.update(endpointVersions).set(versionFields).where(and(eq(endpointVersions.id, next.id)));
-  await db.batch([writeVersion, db.update(endpoints).set(endpointFields).where(eq(endpoints.id, endpoint.id))]);
+    ? db.insert(endpointVersions).select(sql`SELECT ${rowValues(next)} WHERE ${stillUnchanged}`)
+    : db.update(endpointVersions).set(versionFields).where(and(eq(endpointVersions.id, next.id), stillUnchanged));
+  let changed: number;
+  try {
+    const [, updated] = await db.batch([writeVersion, db.update(endpoints).set(endpointFields).where(unchanged)]);
+    changed = updated.meta.changes;
+  } catch (error) {
+    // UNIQUE: another request created the same version number; FOREIGN KEY: the endpoint was deleted.
+    if (/UNIQUE|FOREIGN KEY/i.test(String(error))) throw concurrentChange();
+    throw error;
+  }
+  if (changed === 0) throw concurrentChange();
 
   if (materialize) await enableMaterialization(env, updatedEndpoint, next, next.syncFrequency);
   else if (base.isMaterialized) await disableMaterialization(env, updatedEndpoint, base.version);
   return { endpoint: updatedEndpoint, version: next, targeted: target !== undefined };
 }
+
+/** A version row as an INSERT ... SELECT list, in the table's column order, encoded as drizzle encodes values. */
+function rowValues(row: VersionRow): SQL {
+  const columns = Object.entries(getTableColumns(endpointVersions)) as [keyof VersionRow, (typeof endpointVersions)["_"]["columns"][keyof VersionRow]][];
+  return sql.join(columns.map(([key, column]) => sql.param(row[key], column)), sql`, `);
+}
+
+const concurrentChange = () =>
+  conflict("The endpoint was changed by another request while this update was applied; nothing was written. Retry with its current state.");
 
 /** Every materialization (the Durable Object's storage) goes first, then the rows. */
 export async function deleteEndpoint(env: Env, db: Db, projectId: number, name: string) {

@@ -6,9 +6,6 @@ export interface Node {
   [key: string]: any;
 }
 
-export const isNode = (value: unknown): value is Node =>
-  !!value && typeof value === "object" && typeof (value as Node).node === "string";
-
 /** A SELECT's CTEs come as a list or (older parsers) a name-keyed object. */
 export const ctesOf = (select: Node): Node[] => (select.ctes ? (Array.isArray(select.ctes) ? select.ctes : Object.values(select.ctes)) : []);
 

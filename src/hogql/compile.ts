@@ -6,15 +6,13 @@ import { Printer } from "./printer";
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
-/** A materialized table holds at most this many rows; larger results fail the refresh. */
-export const MAX_MATERIALIZED_ROWS = 500_000;
 
 /**
  * What a version stores in `endpoint_versions.compiled`; a run only binds and executes it.
  * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
  */
 /** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
-export const COMPILER_VERSION = 2;
+export const COMPILER_VERSION = 3;
 
 export interface CompiledQuery {
   compiler: number;
@@ -66,7 +64,8 @@ function compileMaterialization(text: string, ast: Node): CompiledQuery["materia
     const { query, variables, singleRow } = materializationTransform(ast);
     const printer = new Printer(text, query);
     const printed = printer.query(query);
-    return { sql: `${printed.sql} LIMIT ${MAX_MATERIALIZED_ROWS + 1}`, variables, singleRow };
+    // No LIMIT: the Durable Object reads it in pages and enforces its row cap (materialized-table.ts).
+    return { sql: printed.sql, variables, singleRow };
   } catch (error) {
     if (error instanceof HogQLError) return { reason: error.message };
     throw error;

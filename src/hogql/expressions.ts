@@ -1,5 +1,6 @@
 import { type Node, variableName } from "./ast";
-import { catalogField, jsonPath, NON_NULL_COLUMNS, quoteIdent, quoteString } from "./catalog";
+import { catalogField, jsonPath, quoteIdent, quoteString } from "./catalog";
+import { compareSql, type ExprPrinter, isoConstant, isTimeExpr } from "./comparisons";
 import { refuse } from "./errors";
 import { aggregateSql, INTERVAL_UNITS, isAggregate, scalarSql } from "./functions";
 import type { Printed, Scope, Source } from "./scope";
@@ -11,42 +12,19 @@ const CAST_TYPES: [RegExp, (x: string) => string][] = [
   [/^date$/, (x) => `date(${x})`],
   [/^datetime\d*$|^timestamp$/, (x) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${x})`],
 ];
-/** Timestamps are ISO text: expressions known to produce one (columns, toDateTime, toStartOf*, now). */
-function isTimeExpr(n: Node): boolean {
-  if (n.node === "Field") return ["timestamp", "created_at"].includes(n.chain.at(-1)) && !n.chain.includes("properties");
-  if (n.node === "Call") return /^(tostartof|todatetime$|now$)/i.test(n.name);
-  if (n.node === "ArithmeticOperation") return isTimeExpr(n.left);
-  return false;
-}
-
-/**
- * A datetime literal compared with a timestamp is rewritten to the stored form, so text order is time
- * order: '2026-01-05 10:00:00' becomes '2026-01-05T10:00:00.000Z'. Dates alone already sort right.
- */
-function isoConstant(n: Node): Node {
-  const m = n.node === "Constant" && typeof n.value === "string" ? /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)(:\d\d)?(\.\d{1,3})?Z?$/.exec(n.value) : null;
-  if (!m) return n;
-  const ms = (m[4] ?? ".000").padEnd(4, "0");
-  return { ...n, value: `${m[1]}T${m[2]}${m[3] ?? ":00"}${ms}Z` };
-}
-
-/** LIKE is case-sensitive in HogQL: constant patterns become GLOB patterns. */
-const likeToGlob = (pattern: string) =>
-  pattern.replace(/[*?[\]%_]/g, (c) => (c === "%" ? "*" : c === "_" ? "?" : `[${c}]`));
-
 /**
  * Expressions of a HogQL AST as SQLite: fields resolved through the SELECT's scope (aliases inline,
  * properties as json_extract), HogQL's null-safe comparisons, interval arithmetic and the function
  * catalog. Variables bind as `?2`, `?3`, ... in order of first use (`?1` is the project id).
  */
-export abstract class ExpressionPrinter {
+export abstract class ExpressionPrinter implements ExprPrinter {
   readonly variables: string[] = [];
   /** Variables used as `x IN {variables.list}`: bound as a JSON array, read with json_each. */
   readonly listVariables = new Set<string>();
 
   abstract query(node: Node, parent?: Scope, ctes?: Scope["ctes"]): Printed;
 
-  protected exprs(nodes: Node[], scope: Scope): string {
+  exprs(nodes: Node[], scope: Scope): string {
     return nodes.map((e) => this.expr(e, scope)).join(", ");
   }
 
@@ -69,7 +47,7 @@ export abstract class ExpressionPrinter {
       case "Not":
         return `(NOT ${this.expr(n.expr, scope)})`;
       case "CompareOperation":
-        return this.compare(n, scope);
+        return compareSql(this, n, scope);
       case "ArithmeticOperation":
         return this.arithmetic(n, scope);
       case "BetweenExpr": {
@@ -169,75 +147,6 @@ export abstract class ExpressionPrinter {
     }
     if (cur.node !== "Field") return refuse("[...] access is only supported on properties");
     return this.field([...cur.chain, ...chain], scope);
-  }
-
-  private nonNull(n: Node, scope: Scope): boolean {
-    if (n.node === "Constant") return n.value !== null;
-    if (n.node === "Field") {
-      // Only a column of the one catalog table in FROM: with joins, any side may be NULL-extended.
-      const [only, ...others] = scope.sources;
-      if (!only?.table || others.length || scope.aliases.has(n.chain[0])) return false;
-      const chain = n.chain.length === 2 && n.chain[0] === only.alias ? n.chain.slice(1) : n.chain;
-      return chain.length === 1 && NON_NULL_COLUMNS.has(chain[0]);
-    }
-    if (n.node === "ArithmeticOperation") return this.nonNull(n.left, scope) && this.nonNull(n.right, scope);
-    if (n.node === "Call") {
-      const name = n.name.toLowerCase();
-      if (["now", "today", "yesterday"].includes(name) || name in INTERVAL_UNITS) return true;
-      return /^(tostartof|todate)/.test(name) && n.args.every((a: Node) => this.nonNull(a, scope));
-    }
-    return false;
-  }
-
-  private compare(original: Node, scope: Scope): string {
-    const n = isTimeExpr(original.left) ? { ...original, right: isoConstant(original.right) } : isTimeExpr(original.right) ? { ...original, left: isoConstant(original.left) } : original;
-    const op = String(n.op).toLowerCase();
-    const rightNull = n.right.node === "Constant" && n.right.value === null;
-    const leftNull = n.left.node === "Constant" && n.left.value === null;
-    if ((op === "==" || op === "!=") && (rightNull || leftNull)) {
-      return `(${this.expr(rightNull ? n.left : n.right, scope)} IS ${op === "!=" ? "NOT " : ""}NULL)`;
-    }
-    const left = this.expr(n.left, scope);
-    const safe = this.nonNull(n.left, scope) && this.nonNull(n.right, scope);
-    // Null-safe as HogQL: a missing value never equals, always differs, and fails other tests.
-    const guard = (sql: string, whenNull: 0 | 1) => (safe ? `(${sql})` : `ifnull(${sql}, ${whenNull})`);
-    const right = () => this.expr(n.right, scope);
-    switch (op) {
-      case "==":
-        return safe ? `(${left} = ${right()})` : `(${left} IS ${right()})`;
-      case "!=":
-        return safe ? `(${left} != ${right()})` : `(${left} IS NOT ${right()})`;
-      case "<":
-      case "<=":
-      case ">":
-      case ">=":
-        return guard(`${left} ${op} ${right()}`, 0);
-      case "like":
-      case "not like": {
-        const pattern = n.right.node === "Constant" && typeof n.right.value === "string" ? `GLOB ${quoteString(likeToGlob(n.right.value))}` : `LIKE ${right()}`;
-        return op === "like" ? guard(`${left} ${pattern}`, 0) : guard(`NOT (${left} ${pattern})`, 1);
-      }
-      case "ilike":
-        return guard(`${left} LIKE ${right()}`, 0);
-      case "not ilike":
-        return guard(`${left} NOT LIKE ${right()}`, 1);
-      case "in":
-      case "not in":
-      case "global in":
-      case "global not in": {
-        const r = n.right;
-        const listVariable = variableName(r);
-        if (listVariable) this.listVariables.add(listVariable);
-        const list =
-          r.node === "Tuple" || r.node === "Array" ? `(${this.exprs(r.exprs, scope)})`
-          : r.node === "SelectQuery" || r.node === "SelectSetQuery" ? `(${this.query(r, scope).sql})`
-          : listVariable ? `(SELECT value FROM json_each(${right()}))`
-          : `(${right()})`;
-        return op.endsWith("not in") ? guard(`${left} NOT IN ${list}`, 1) : guard(`${left} IN ${list}`, 0);
-      }
-      default:
-        return refuse(`Operator ${n.op} is not supported`);
-    }
   }
 
   private arithmetic(n: Node, scope: Scope): string {

@@ -34,6 +34,13 @@ const DATE_DIFF: Record<string, (x: string) => string> = {
   quarter: (x) => `(CAST(strftime('%Y', ${x}) AS INTEGER) * 4 + (CAST(strftime('%m', ${x}) AS INTEGER) - 1) / 3)`,
   year: (x) => `CAST(strftime('%Y', ${x}) AS INTEGER)`,
 };
+/**
+ * ClickHouse's optional time-zone argument: buckets and times here are UTC (docs/compatibility.md),
+ * so only a UTC zone is accepted; any other would be silently wrong.
+ */
+const utcOnly = (name: string, zone: string | undefined) => {
+  if (zone !== undefined && !/^'(UTC|Etc\/UTC|GMT|Etc\/GMT|Z)'$/i.test(zone)) refuse(`${name}: only the UTC time zone is supported (dates and times are UTC)`);
+};
 const text = (x: string) => `ifnull(CAST(${x} AS TEXT), '')`;
 
 export const SCALAR_FUNCTIONS: Record<string, FunctionDef> = {
@@ -42,10 +49,10 @@ export const SCALAR_FUNCTIONS: Record<string, FunctionDef> = {
   today: fixed(0, () => "date('now')"),
   yesterday: fixed(0, () => "date('now', '-1 day')"),
   todate: fixed(1, (a) => `date(${a[0]})`),
-  todatetime: range(1, 2, (a) => iso(a[0])),
+  todatetime: range(1, 2, (a) => (utcOnly("toDateTime", a[1]), iso(a[0]))),
   tostartofminute: fixed(1, (a) => `strftime('%Y-%m-%dT%H:%M:00.000Z', ${a[0]})`),
   tostartofhour: fixed(1, (a) => `strftime('%Y-%m-%dT%H:00:00.000Z', ${a[0]})`),
-  tostartofday: range(1, 2, (a) => `strftime('%Y-%m-%dT00:00:00.000Z', ${a[0]})`),
+  tostartofday: range(1, 2, (a) => (utcOnly("toStartOfDay", a[1]), `strftime('%Y-%m-%dT00:00:00.000Z', ${a[0]})`)),
   tostartofweek: range(1, 2, weekStart),
   tomonday: fixed(1, (a) => `date(${a[0]}, '-' || ((strftime('%w', ${a[0]}) + 6) % 7) || ' days')`),
   tostartofmonth: fixed(1, (a) => `strftime('%Y-%m-01T00:00:00.000Z', ${a[0]})`),

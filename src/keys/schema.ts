@@ -3,6 +3,9 @@ import { ALL_SCOPES, isKnownScope } from "../lib/auth/scopes";
 import type { Principal } from "../lib/auth/principal";
 import type { PersonalApiKey } from "./service";
 
+/** Bounds the JSON id list a key carries into every request's scope check and project listing. */
+export const MAX_SCOPED_PROJECTS = 1000;
+
 export const KeySchema = z
   .object({
     id: z.number().int().nullable(),
@@ -25,7 +28,11 @@ export const CreateKeyBody = z.object({
     .array(z.string().refine(isKnownScope, { message: `Unknown scope. Known scopes: ${ALL_SCOPES.join(", ")}.` }))
     .min(1)
     .openapi({ example: ["person:read", "feature_flag:write"] }),
-  scoped_teams: z.array(z.number().int().positive()).nullable().optional(),
+  scoped_teams: z
+    .array(z.number().int().positive())
+    .max(MAX_SCOPED_PROJECTS, { message: `A key may be scoped to at most ${MAX_SCOPED_PROJECTS} projects.` })
+    .nullable()
+    .optional(),
 });
 
 export const KeyIdParams = z.object({

@@ -9,7 +9,8 @@ import { deletePersons, findPersonsForBulkDelete } from "./deletion";
 import { FormatQuery, PersonParams, PersonSchema, SuccessSchema } from "./schema";
 import { personRecord } from "./serialize";
 import { getPerson } from "./service";
-import { resetDistinctId, splitPerson } from "./split";
+import { resetDistinctId } from "./reset-distinct-id";
+import { splitPerson } from "./split";
 import { deletePersonProperty, setPersonProperties } from "./writes";
 
 const tags = ["persons"];

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityEntries } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
-import { runBatch } from "./d1";
+import { runBatch } from "../lib/d1";
+import { deleteEventsOf } from "./event-rewrites";
 import { chunkJson } from "./ingest/write";
 import type { PersonRow } from "./lookup";
 
@@ -15,17 +16,17 @@ export interface DeleteOptions {
 
 /**
  * Deletes persons (their distinct ids, cohort memberships and flag overrides go with them) and,
- * when asked, their events stored before the request; one activity entry per person. All of it in
- * one `db.batch`, so a failure leaves nothing half-deleted.
+ * when asked, their events stored before the request; one activity entry per person. The person
+ * rows and entries are one `db.batch`, so a failure leaves no person half-deleted.
  */
 export async function deletePersons(db: Db, projectId: number, people: PersonRow[], options: DeleteOptions, principal: Principal) {
   if (!people.length) return;
+  // Events first, in bounded chunks outside the batch (persons may own millions of events): if this
+  // fails, the persons are still there and the request can be repeated in full.
+  if (options.deleteEvents) await deleteEventsOf(db.$client, projectId, people.map((p) => p.id), options.before);
   const statements: Parameters<typeof runBatch>[1] = [];
   for (const chunk of chunkJson(people.map((p) => p.id))) {
     const ids = sql`(SELECT value FROM json_each(${chunk}))`;
-    if (options.deleteEvents) {
-      statements.push((sql`DELETE FROM events WHERE project_id = ${projectId} AND person_id IN ${ids} AND created_at < ${options.before}`));
-    }
     if (!options.keepPerson) {
       // Dependent rows are deleted explicitly rather than trusting ON DELETE CASCADE (foreign keys may be off).
       statements.push(

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { cohortRecord } from "../cohorts/routes";
-import { cohortsContainingPerson, memberCounts } from "../cohorts/service";
+import { cohortsContainingPerson } from "../cohorts/service";
 import { activityPage } from "../lib/activity-log";
 import { jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
@@ -86,8 +86,8 @@ export const personInfoRoutes = createRouter()
     const person = await personOr404(c, c.req.valid("query").person_id);
     const db = c.get("db");
     const rows = await cohortsContainingPerson(db, c.get("project").id, person.id);
-    const counts = await memberCounts(db, c.get("project").id, rows);
-    return c.json({ results: rows.map((r) => cohortRecord(r, counts.get(r.id) ?? 0)) }, 200);
+    // Members are not counted here, as in the cohort list (one scan of the project per cohort).
+    return c.json({ results: rows.map((r) => cohortRecord(r, null)) }, 200);
   })
   .openapi(activityOne, async (c) => {
     const person = await personOr404(c, c.req.valid("param").id);

@@ -2,6 +2,7 @@ import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { validationError } from "../lib/errors";
+import { escapeLike } from "../lib/like";
 import type { Page } from "../lib/pagination";
 import { filterSql, PERSONS_TARGET, type FilterGroup } from "./filters";
 import type { PersonRow } from "./lookup";
@@ -25,7 +26,7 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   if (query.email !== undefined) conditions.push(sql`json_extract(${persons.properties}, '$.email') = ${query.email}`);
   const term = query.search?.trim();
   if (term) {
-    const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = `%${escapeLike(term)}%`;
     conditions.push(sql`(json_extract(${persons.properties}, '$.email') LIKE ${like} ESCAPE '\\'
       OR json_extract(${persons.properties}, '$.name') LIKE ${like} ESCAPE '\\'
       OR ${persons.uuid} LIKE ${like} ESCAPE '\\'

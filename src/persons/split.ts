@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { activityEntry } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { validationError } from "../lib/errors";
-import { runBatch } from "./d1";
+import { runBatch } from "../lib/d1";
+import { followDistinctIds } from "./event-rewrites";
 import type { PersonWithIds } from "./serialize";
 
 export interface SplitInput {
@@ -44,11 +45,6 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
       UPDATE person_distinct_ids SET version = version + 1,
         person_id = (SELECT p.id FROM j CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.u WHERE j.d = person_distinct_ids.distinct_id)
       WHERE project_id = ${projectId} AND distinct_id IN (SELECT d FROM j)`),
-    // Each past event follows its distinct id to the person that id now belongs to.
-    (sql`UPDATE events SET person_id = COALESCE(
-        (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = events.project_id AND d.distinct_id = events.distinct_id),
-        events.person_id)
-      WHERE project_id = ${projectId} AND person_id = ${person.id}`),
     (sql`UPDATE persons SET version = version + 1 WHERE id = ${person.id}`),
     activityEntry(db, {
       projectId,
@@ -68,16 +64,7 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
       ],
     }),
   ]);
-}
-
-/**
- * reset_person_distinct_id: frees a distinct id for reuse after its person was deleted. Deleting a
- * person already removes its ids here, so what remains is to detach the id's past events from the
- * deleted person: they follow the id's current person (or none).
- */
-export async function resetDistinctId(db: Db, projectId: number, distinctId: string) {
-  await db.run(sql`UPDATE events SET person_id =
-      (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = events.project_id AND d.distinct_id = events.distinct_id)
-    WHERE project_id = ${projectId} AND distinct_id = ${distinctId} AND person_id IS NOT NULL
-      AND person_id NOT IN (SELECT id FROM persons WHERE project_id = ${projectId})`);
+  // Then each past event follows its distinct id to the person that id now belongs to, in bounded
+  // chunks outside the batch (a person may own more events than one statement can rewrite in time).
+  await followDistinctIds(db.$client, projectId, person.id);
 }

@@ -1,4 +1,4 @@
-import { count, eq, inArray } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import type { Principal } from "../lib/auth/principal";
@@ -18,10 +18,16 @@ export async function getProjectByToken(db: Db, token: string): Promise<Project 
   return db.select().from(projects).where(eq(projects.apiToken, token)).get();
 }
 
+/**
+ * `projects.id IN (...)` with the ids as ONE bound JSON value: a key may be scoped to up to 1000
+ * projects, and D1 allows at most 100 bound parameters per statement.
+ */
+const idIn = (ids: number[]) => sql`${projects.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
 export async function listProjects(db: Db, principal: Principal, page: Page) {
   const visible =
     principal.kind === "personal_api_key" && principal.scopedProjects !== null
-      ? inArray(projects.id, principal.scopedProjects)
+      ? idIn(principal.scopedProjects)
       : undefined;
   const [rows, total] = await Promise.all([
     db.select().from(projects).where(visible).orderBy(projects.id).limit(page.limit).offset(page.offset),
@@ -46,7 +52,7 @@ export async function updateProject(db: Db, id: number, input: { name?: string; 
 /** The ids among `ids` that name no project. */
 export async function missingProjectIds(db: Db, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
-  const found = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, ids));
+  const found = await db.select({ id: projects.id }).from(projects).where(idIn(ids));
   const known = new Set(found.map((p) => p.id));
   return ids.filter((id) => !known.has(id));
 }

@@ -35,6 +35,14 @@ describe("cohorts", () => {
     expect((await call(path(`${pro}/`))).json.count).toBe(3);
   });
 
+  it("lists cohorts without counting members (count null); retrieve counts one cohort", async () => {
+    const list = await call(path());
+    expect(list.status).toBe(200);
+    const item = list.json.results.find((c: { id: number }) => c.id === pro);
+    expect(item).toMatchObject({ name: "Pro users", count: null });
+    expect((await call(path(`${pro}/`))).json.count).toBe(3);
+  });
+
   it("creates a static cohort from person ids and distinct ids, and adds members with PATCH", async () => {
     const ann = (await personByDistinctId(project.id, "ann"))!;
     const res = await call(path(), { method: "POST", body: { name: "Hand picked", is_static: true, person_ids: [ann.id], distinct_ids: ["ben", "nobody"] } });
@@ -97,6 +105,8 @@ describe("cohorts", () => {
     expect(names).toContain("Hand picked");
     expect(names).toContain("FR");
     expect(names).not.toContain("Pro");
+    // Like the cohort list, this view does not count members (one scan of the project per cohort).
+    expect(res.json.results.every((c: { count: unknown }) => c.count === null)).toBe(true);
     expect((await call(`${personsPath(project.id)}cohorts/?person_id=${ann.uuid}`)).json.results.length).toBe(names.length);
     expect((await call(`${personsPath(project.id)}cohorts/?person_id=999999`)).status).toBe(404);
     expect((await call(`${personsPath(project.id)}cohorts/`)).status).toBe(400);

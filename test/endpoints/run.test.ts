@@ -189,4 +189,13 @@ describe("run", () => {
     expect(envelope(bad).detail).toBe("Invalid endpoint name: bad name");
     expect((await call(`${base()}/by_country`)).json.last_executed_at).toMatch(/Z$/);
   });
+
+  it("answers last_execution_times for the maximum of 100 names (one bound parameter for the list)", async () => {
+    const names = ["all_events", "by_country", ...Array.from({ length: 98 }, (_, i) => `absent_${i}`)];
+    const res = await call(`${base()}/last_execution_times`, { method: "POST", body: { names } });
+    expect(res.status).toBe(200);
+    expect(res.json.query_status.results.map((r: string[]) => r[0])).toEqual(["all_events", "by_country"]);
+    const tooMany = await call(`${base()}/last_execution_times`, { method: "POST", body: { names: [...names, "one_more"] } });
+    expect(tooMany.status).toBe(400);
+  });
 });

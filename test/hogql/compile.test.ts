@@ -134,6 +134,15 @@ describe("HogQL compiled to SQLite", () => {
     expect(await refused("select toStartOfInterval(timestamp, interval 1 month) from events")).toContain("toStartOfInterval");
   });
 
+  it("accepts a UTC time zone argument and refuses others (bucketing is in UTC, never silently)", async () => {
+    expect(await run("select toStartOfDay(timestamp, 'UTC') as d, toDateTime(timestamp, 'UTC') as t from events order by timestamp limit 1")).toEqual([
+      { d: "2026-01-05T00:00:00.000Z", t: "2026-01-05T10:15:00.000Z" },
+    ]);
+    for (const call of ["toStartOfDay(timestamp, 'Europe/Paris')", "toDateTime(timestamp, 'America/New_York')", "toStartOfDay(timestamp, properties.tz)"]) {
+      expect(await refused(`select ${call} from events`), call).toMatch(/time zone .*UTC/);
+    }
+  });
+
   it("computes date differences and parts", async () => {
     const rows = await run(
       "select dateDiff('day', '2026-01-05T23:00:00Z', '2026-01-06T01:00:00Z') as d, dateDiff('hour', '2026-01-05T10:59:00Z', '2026-01-05T11:01:00Z') as h, dateDiff('month', '2025-12-31', '2026-01-01') as m, toYear(timestamp) as y, toMonth(timestamp) as mo, toHour(timestamp) as hr, toDayOfWeek(timestamp) as dow from events order by timestamp limit 1",

@@ -1,12 +1,30 @@
 import type { CapturedEvent } from "../../capture/normalize";
 import type { Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
-import { planIngest, processesPerson } from "./process";
-import { loadIngestState, personUuidFor } from "./state";
-import { ingestStatements } from "./write";
+import { moveMergedEvents } from "../event-rewrites";
+import { planIngest, processesPerson, type IngestPlan } from "./process";
+import { loadIngestState, personUuidFor, type PersonDraft } from "./state";
+import { finalPerson, ingestStatements } from "./write";
 
 /** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
 const MAX_ATTEMPTS = 40;
+
+/** A loaded person as one ingest attempt saw it. */
+export interface PersonSnapshot {
+  id: number;
+  uuid: string;
+  properties: Record<string, unknown>;
+}
+
+export interface IngestOptions {
+  /**
+   * Statements to commit in the same batch as the events (e.g. an activity entry), built from the
+   * attempt that is written: `before(distinctId)` is the person the plan started from, `after` the
+   * person as the plan leaves it (both only for persons that existed). Called again on each retry;
+   * throwing aborts the ingest with nothing written.
+   */
+  alongside?: (view: { before(distinctId: string): PersonSnapshot | undefined; after(distinctId: string): PersonSnapshot | undefined }) => D1PreparedStatement[];
+}
 
 export interface IngestOutcome {
   /** Group types seen for the first time (the flags' cached definitions carry the type mapping). */
@@ -17,8 +35,9 @@ export interface IngestOutcome {
  * Stores events and applies their person processing: one read round trip, then one `db.batch`
  * (a single D1 transaction) with every write. When a concurrent request changed one of the same
  * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
+ * Past events of merged persons are moved after the commit (`moveEventsOfMerged`).
  */
-export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[]): Promise<IngestOutcome> {
+export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[], options: IngestOptions = {}): Promise<IngestOutcome> {
   if (!events.length) return { groupTypesAdded: 0 };
   const ids = mentionedDistinctIds(events);
   const needGroups = events.some((e) => e.event === "$groupidentify");
@@ -29,19 +48,50 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
     // person (one that kept it after a split).
     const missing = attempt <= 2 ? ids.filter((id) => !state.loaded.has(id)) : [];
     const uuids = new Map(await Promise.all(missing.map(async (id) => [id, await personUuidFor(projectId, id)] as const)));
+    // The plan updates the loaded drafts in place: snapshot them first.
+    const before = new Map([...state.loaded].map(([d, p]) => [d, snapshot(p)]));
     const plan = planIngest(state, events, uuids);
+    const extra =
+      options.alongside?.({
+        before: (d) => before.get(d),
+        after: (d) => {
+          let p = state.loaded.get(d);
+          while (p?.mergedInto) p = p.mergedInto;
+          return p && snapshot(p);
+        },
+      }) ?? [];
     try {
-      await db.$client.batch(ingestStatements(db.$client, projectId, plan, events));
-      return { groupTypesAdded: plan.newGroupTypes.length };
+      await db.$client.batch(ingestStatements(db.$client, projectId, plan, events, extra));
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");
         throw err;
       }
       await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
+      continue;
     }
+    await moveEventsOfMerged(db, projectId, plan);
+    return { groupTypesAdded: plan.newGroupTypes.length };
   }
 }
+
+/**
+ * After the batch committed: past events of merged-away persons move to their target, in bounded
+ * chunks. Outside the retry loop on purpose: a slow or failing rewrite must not redo the ingest.
+ * The merge and the events stand either way, so a failure is logged, not returned to the SDK (the
+ * events keep the merged-away person id; see docs/compatibility.md).
+ */
+async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
+  const pairs = plan.merges.flatMap((m) => (m.source.id === null ? [] : [{ sourceId: m.source.id, targetUuid: finalPerson(m.target).uuid }]));
+  if (!pairs.length) return;
+  try {
+    await moveMergedEvents(db.$client, projectId, pairs);
+  } catch (err) {
+    console.error(`project ${projectId}: moving events of ${pairs.length} merged person(s) failed`, err);
+  }
+}
+
+const snapshot = (p: PersonDraft): PersonSnapshot => ({ id: p.id!, uuid: p.uuid, properties: structuredClone(p.properties) });
 
 /** Every distinct id whose person the events may read or change. */
 function mentionedDistinctIds(events: CapturedEvent[]): string[] {

@@ -27,7 +27,7 @@ export function chunkJson(rows: unknown[]): string[] {
   return chunks;
 }
 
-const finalPerson = (p: PersonDraft) => {
+export const finalPerson = (p: PersonDraft) => {
   while (p.mergedInto) p = p.mergedInto;
   return p;
 };
@@ -39,7 +39,14 @@ const PERSON_ID = (ref: string) => `(SELECT id FROM persons WHERE project_id = ?
  * A person row that changed since it was read makes the version check set NULL into a NOT NULL
  * column, which aborts the whole batch; the caller then reloads and retries.
  */
-export function ingestStatements(d1: D1Database, projectId: number, plan: IngestPlan, events: CapturedEvent[]): D1PreparedStatement[] {
+export function ingestStatements(
+  d1: D1Database,
+  projectId: number,
+  plan: IngestPlan,
+  events: CapturedEvent[],
+  /** Statements that must commit with the ingest (or not at all), appended to the batch. */
+  extra: D1PreparedStatement[] = [],
+): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
   const each = (sql: string, rows: unknown[]) => {
     for (const chunk of chunkJson(rows)) out.push(d1.prepare(sql).bind(projectId, chunk));
@@ -100,7 +107,7 @@ export function ingestStatements(d1: D1Database, projectId: number, plan: Ingest
       plan.groups.map((g) => ({ i: g.groupTypeIndex, k: g.groupKey, p: g.properties, c: g.createdAt })),
     );
   }
-  out.push(...eventStatements(d1, projectId, events));
+  out.push(...eventStatements(d1, projectId, events), ...extra);
   return out;
 }
 
@@ -110,12 +117,15 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
   return chunkJson(rows).map((chunk) =>
     d1
       .prepare(
-        // Events re-sent with a uuid already stored (an SDK retry) are skipped.
+        // Events whose uuid is already stored (an SDK retry, a concurrent copy of the same batch, a
+        // repeat within the batch) are skipped by the unique (project_id, uuid) index.
+        // `WHERE true` lets SQLite parse ON CONFLICT after a join's ON clause.
         `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp)
          SELECT ?1, j.value ->> '$.u', j.value ->> '$.e', j.value ->> '$.d', d.person_id, j.value -> '$.p', j.value ->> '$.t'
          FROM json_each(?2) j
          LEFT JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value ->> '$.d'
-         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.project_id = ?1 AND e.uuid = j.value ->> '$.u')`,
+         WHERE true
+         ON CONFLICT (project_id, uuid) DO NOTHING`,
       )
       .bind(projectId, chunk),
   );
@@ -123,8 +133,9 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
 
 /**
  * Moves everything of each merged-away person onto the person it finally merged into, set-wise (a
- * fixed number of statements however many merges): distinct ids, static cohort memberships, flag
- * hash-key overrides (the target's own win) and the person of past events; then deletes the sources.
+ * fixed number of statements however many merges): distinct ids, static cohort memberships and flag
+ * hash-key overrides (the target's own win); then deletes the sources. Past events are moved after
+ * the batch commits, in bounded chunks (`moveMergedEvents`), as a person's events are unbounded.
  */
 export function mergeStatements(d1: D1Database, projectId: number, pairs: { source: string; target: string }[]): D1PreparedStatement[] {
   if (!pairs.length) return [];
@@ -140,8 +151,6 @@ export function mergeStatements(d1: D1Database, projectId: number, pairs: { sour
     `${m} INSERT OR IGNORE INTO cohort_people (cohort_id, person_id) SELECT cp.cohort_id, m.tid FROM m CROSS JOIN cohort_people cp ON cp.person_id = m.sid`,
     `${m} INSERT OR IGNORE INTO flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
      SELECT o.project_id, m.tid, o.feature_flag_key, o.hash_key FROM m CROSS JOIN flag_hash_key_overrides o ON o.project_id = ?1 AND o.person_id = m.sid`,
-    `${m} UPDATE events SET person_id = (SELECT tid FROM m WHERE m.sid = events.person_id)
-     WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,
     // Explicit rather than ON DELETE CASCADE, which depends on foreign keys being enforced.
     `${m} DELETE FROM cohort_people WHERE person_id IN (SELECT sid FROM m)`,
     `${m} DELETE FROM flag_hash_key_overrides WHERE project_id = ?1 AND person_id IN (SELECT sid FROM m)`,

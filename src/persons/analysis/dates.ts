@@ -1,0 +1,122 @@
+import { validationError } from "../../lib/errors";
+import { addIntervals, fromLocal, localParts, startOfInterval } from "./zone";
+
+/**
+ * PostHog's date parameters, read in the project's time zone:
+ * - absolute `YYYY-MM-DD` (the whole day), `YYYY-MM-DD HH:MM[:SS]` or ISO 8601 (with or without offset);
+ * - relative `-Nh`, `-Nd`, `-Nw`, `-Nm`, `-Nq`, `-Ny` (truncated to the start of the day, or of the hour for `h`);
+ * - `dStart`, `wStart`, `mStart`, `qStart`, `yStart` (start of the current period), and `all` for `date_from`.
+ * `date_to` is exclusive here: a date-only or relative day `date_to` covers that whole day.
+ */
+export interface DateRange {
+  /** Inclusive lower bound (UTC ms). */
+  from: number;
+  /** Exclusive upper bound (UTC ms). */
+  to: number;
+}
+
+const RELATIVE = /^-(\d{1,5})([hdwmqy])$/;
+const PERIOD_START = /^([dwmqy])Start$/;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/;
+const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+type Parsed = { instant: number; wholeDay: boolean };
+
+function startOfDay(instant: number, zone: string) {
+  return startOfInterval(instant, "day", zone);
+}
+
+function parseOne(raw: string, zone: string, now: number, attr: string): Parsed {
+  const value = raw.trim();
+  const rel = RELATIVE.exec(value);
+  if (rel) {
+    const n = Number(rel[1]);
+    const unit = rel[2];
+    if (unit === "h") return { instant: startOfInterval(now - n * 3_600_000, "hour", zone), wholeDay: false };
+    const p = localParts(now, zone);
+    const back: Record<string, [number, number, number]> = {
+      d: [0, 0, n],
+      w: [0, 0, 7 * n],
+      m: [0, n, 0],
+      q: [0, 3 * n, 0],
+      y: [n, 0, 0],
+    };
+    const [y, m, d] = back[unit];
+    return { instant: fromLocal(zone, p.year - y, p.month - m, p.day - d), wholeDay: true };
+  }
+  const start = PERIOD_START.exec(value);
+  if (start) {
+    const p = localParts(now, zone);
+    const unit = start[1];
+    if (unit === "d") return { instant: startOfDay(now, zone), wholeDay: true };
+    if (unit === "w") return { instant: startOfInterval(now, "week", zone), wholeDay: true };
+    if (unit === "m") return { instant: fromLocal(zone, p.year, p.month, 1), wholeDay: true };
+    if (unit === "q") return { instant: fromLocal(zone, p.year, p.month - ((p.month - 1) % 3), 1), wholeDay: true };
+    return { instant: fromLocal(zone, p.year, 1, 1), wholeDay: true };
+  }
+  const dateOnly = DATE_ONLY.exec(value);
+  if (dateOnly) {
+    const [y, m, d] = dateOnly.slice(1).map(Number);
+    if (!validDate(y, m, d)) throw validationError(`Invalid date "${raw}".`, attr);
+    return { instant: fromLocal(zone, y, m, d), wholeDay: true };
+  }
+  const local = LOCAL_DATETIME.exec(value);
+  if (local) {
+    const [y, m, d, h, mi] = local.slice(1, 6).map(Number);
+    const s = Number(local[6] ?? 0);
+    const ms = Number((local[7] ?? "0").padEnd(3, "0").slice(0, 3));
+    if (!validDate(y, m, d) || h > 23 || mi > 59 || s > 59) throw validationError(`Invalid date "${raw}".`, attr);
+    return { instant: fromLocal(zone, y, m, d, h, mi, s, ms), wholeDay: false };
+  }
+  if (WITH_OFFSET.test(value)) {
+    const instant = Date.parse(value.replace(" ", "T"));
+    if (Number.isFinite(instant)) return { instant, wholeDay: false };
+  }
+  throw validationError(
+    `Invalid date "${raw}": use YYYY-MM-DD, an ISO 8601 date-time, a relative date such as -7d, -1w, -1m, or dStart/mStart/yStart.`,
+    attr,
+  );
+}
+
+function validDate(y: number, m: number, d: number) {
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+export interface DateInput {
+  date_from?: string;
+  date_to?: string;
+}
+
+/**
+ * Resolves `date_from`/`date_to` into a UTC range. `earliest` is consulted for `date_from=all`
+ * (the project's first event). Defaults: the last 7 days up to the end of today, as PostHog's insights.
+ */
+export async function resolveDateRange(
+  input: DateInput,
+  zone: string,
+  now: number,
+  earliest: () => Promise<number | null>,
+): Promise<DateRange> {
+  let from: number;
+  if (input.date_from === "all") {
+    from = startOfDay((await earliest()) ?? now, zone);
+  } else {
+    from = parseOne(input.date_from ?? "-7d", zone, now, "date_from").instant;
+  }
+  let to: number;
+  if (input.date_to === undefined || input.date_to === "") {
+    to = addIntervals(startOfDay(now, zone), 1, "day", zone);
+  } else {
+    const parsed = parseOne(input.date_to, zone, now, "date_to");
+    to = parsed.wholeDay ? addIntervals(startOfDay(parsed.instant, zone), 1, "day", zone) : parsed.instant + 1;
+  }
+  if (to <= from) throw validationError("date_to must be after date_from.", "date_to");
+  return { from, to };
+}
+
+/** A single point in time (lifecycle `target_date`): the instant itself or the start of a date. */
+export function parseInstant(raw: string, zone: string, now: number, attr: string): number {
+  return parseOne(raw, zone, now, attr).instant;
+}

@@ -1,0 +1,103 @@
+import { validationError } from "../../lib/errors";
+import type { CohortSql } from "../filters";
+import { resolveDateRange } from "./dates";
+import type { FunnelOrder, FunnelSpec } from "./funnel-sql";
+import { type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
+import { parseProperties } from "./property-filters";
+import { iso } from "./zone";
+
+export const MAX_FUNNEL_STEPS = 20;
+
+/** Seconds per `funnel_window_interval_unit`; a month is 30 days, as PostHog's DATERANGE_MAP. */
+const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
+type WindowUnit = keyof typeof UNIT_SECONDS;
+
+export interface ProjectContext {
+  projectId: number;
+  timezone: string;
+  now: number;
+  /** The project's first event (UTC ms), for `date_from=all`. */
+  earliest: () => Promise<number | null>;
+  /** Cohort membership SQL for cohort property filters. */
+  cohorts: CohortSql;
+}
+
+function windowSeconds(input: Input): number {
+  const days = int(input, "funnel_window_days", { min: 1, max: 3650 });
+  const amount = int(input, "funnel_window_interval", { min: 1, max: 100_000 });
+  const unit = oneOf(input, "funnel_window_interval_unit", Object.keys(UNIT_SECONDS) as WindowUnit[], "day");
+  if (amount !== undefined) return amount * UNIT_SECONDS[unit];
+  if (days !== undefined) return days * UNIT_SECONDS.day;
+  return 14 * UNIT_SECONDS.day;
+}
+
+function breakdownOf(input: Input): FunnelSpec["breakdown"] {
+  let raw = jsonOrText(input, "breakdown");
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw)) {
+    if (raw.length !== 1) throw validationError("Only a single breakdown property is supported.", "breakdown");
+    raw = raw[0];
+  }
+  if (typeof raw !== "string" || !raw) throw validationError("breakdown must be a property name.", "breakdown");
+  const type = oneOf(input, "breakdown_type", ["event", "person", "cohort", "group", "hogql", "session", "data_warehouse"] as const, "event");
+  if (type !== "event" && type !== "person") {
+    throw validationError(`breakdown_type "${type}" is not supported (event and person only).`, "breakdown_type");
+  }
+  const attribution = oneOf(input, "breakdown_attribution_type", ["first_touch", "last_touch", "all_events", "step"] as const, "first_touch");
+  if (attribution !== "first_touch" && attribution !== "last_touch") {
+    throw validationError(`breakdown_attribution_type "${attribution}" is not supported (first_touch and last_touch only).`, "breakdown_attribution_type");
+  }
+  return { key: raw, type, attribution };
+}
+
+/** The funnel filter of a request: steps, range, window, order, filters and breakdown. */
+export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<FunnelSpec> {
+  const steps = parseEvents(input, { min: 1, max: MAX_FUNNEL_STEPS });
+  const order = oneOf<FunnelOrder>(input, "funnel_order_type", ["ordered", "strict", "unordered"], "ordered");
+  if (json(input, "exclusions") !== undefined && (json(input, "exclusions") as unknown[]).length) {
+    throw validationError("Funnel exclusions are not supported.", "exclusions");
+  }
+  if (str(input, "aggregation_group_type_index") !== undefined) {
+    throw validationError("Funnels aggregated by groups are not supported; funnels count persons.", "aggregation_group_type_index");
+  }
+  const range = await resolveDateRange(
+    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
+    ctx.timezone,
+    ctx.now,
+    ctx.earliest,
+  );
+  return {
+    projectId: ctx.projectId,
+    steps,
+    from: iso(range.from),
+    to: iso(range.to),
+    windowSeconds: windowSeconds(input),
+    order,
+    properties: parseProperties(input.properties, "properties"),
+    breakdown: breakdownOf(input),
+    cohorts: ctx.cohorts,
+  };
+}
+
+/** `funnel_step`: N = reached step N (or further); -N = reached step N-1 but not step N. */
+export function parseFunnelStep(input: Input, steps: number, fallback?: number): number {
+  const step = int(input, "funnel_step") ?? fallback;
+  if (step === undefined) throw validationError("funnel_step is required.", "funnel_step");
+  if (step === 0 || Math.abs(step) > steps) {
+    throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1.`, "funnel_step");
+  }
+  return step;
+}
+
+/** SQL condition on `funnel.steps` for a funnel_step selector. */
+export const stepCondition = (step: number) => (step > 0 ? `steps >= ${step}` : `steps = ${-step - 1}`);
+
+/** `funnel_step_breakdown` as the text a breakdown value compares with (`""` = no value). */
+export function parseStepBreakdown(input: Input): string | undefined {
+  const raw = jsonOrText(input, "funnel_step_breakdown");
+  if (raw === undefined || raw === null) return undefined;
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === null || value === undefined) return "";
+  if (typeof value === "object") throw validationError("funnel_step_breakdown must be a breakdown value.", "funnel_step_breakdown");
+  return String(value);
+}

@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import { validationError } from "../../lib/errors";
+import { compileFilterGroup, parseFilterGroup, type CohortSql } from "../filters";
+import type { Params } from "./sql";
+import { inlineDrizzle } from "./sql-bridge";
+
+/**
+ * Property filters of the analysis views, compiled by the persons area's matcher
+ * (src/persons/filters/) over the JSON columns of each query, and inlined into the statement's
+ * numbered parameters. Filters without `type` are event filters, as in PostHog's insights.
+ *
+ * FilterColumns: the SQL expressions the filters read (the event's properties as JSON text, its
+ * person's, and the person id cohort filters test).
+ */
+export interface FilterColumns {
+  event: string;
+  person: string;
+  personId: string;
+}
+
+/** Filters over rows of `events` aliased `alias` (person properties are the person's current ones). */
+export const eventColumns = (alias: string): FilterColumns => ({
+  event: `${alias}.properties`,
+  person: `(SELECT pp.properties FROM persons pp WHERE pp.id = ${alias}.person_id)`,
+  personId: `${alias}.person_id`,
+});
+
+/** Filters over a person id expression only (no event). */
+export const personColumns = (personId: string): FilterColumns => ({
+  event: "'{}'",
+  person: `(SELECT pp.properties FROM persons pp WHERE pp.id = ${personId})`,
+  personId,
+});
+
+/** Parses a `properties` value (JSON text or already parsed) into a filter tree; `undefined` means none. */
+export function parseProperties(raw: unknown, attr: string): unknown {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw validationError("Properties are unparsable!", attr);
+  }
+}
+
+/** SQL boolean for a filter list (ANDed) or a `{type: AND|OR, values}` group; `1` when empty. */
+export function propertiesSql(tree: unknown, columns: FilterColumns, params: Params, attr: string, cohorts: CohortSql): string {
+  if (tree === undefined) return "1";
+  const group = parseFilterGroup(tree, attr, "event");
+  const target = { eventProperties: sql.raw(columns.event), personProperties: sql.raw(columns.person), personId: sql.raw(columns.personId) };
+  return inlineDrizzle(compileFilterGroup(group, target, cohorts), params);
+}
+
+/** The text form PostHog compares on: booleans as `true`/`false`, numbers and strings as text. */
+export function jsonText(column: string, path: string) {
+  return `(CASE json_type(${column}, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN NULL ELSE CAST(json_extract(${column}, ${path}) AS TEXT) END)`;
+}
+
+/** A JSON path for one top-level key, as a bound parameter. */
+export function keyPath(key: string, params: Params, attr: string) {
+  if (key.includes('"')) throw validationError(`Property keys containing '"' are not supported: ${key}`, attr);
+  return params.bind(`$."${key}"`);
+}

@@ -1,0 +1,61 @@
+import { z } from "@hono/zod-openapi";
+import { hydratePersons, SerializedPersonSchema } from "./persons";
+
+/** PostHog's actors envelope for the analysis drill-downs. */
+export const ActorsResponseSchema = z
+  .object({
+    results: z.array(z.object({ people: z.array(SerializedPersonSchema), count: z.number().int() })),
+    next: z.string().nullable(),
+    initial: z.string().optional(),
+    missing_persons: z.number().int().optional(),
+    is_cached: z.boolean().optional(),
+    last_refresh: z.string().optional(),
+    correlation: z.unknown().optional(),
+  })
+  .openapi("AnalysisActors");
+
+export type ActorsResponse = z.infer<typeof ActorsResponseSchema>;
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  /** Query parameter names that carry the page (funnel correlation uses its own). */
+  limitParam: string;
+  offsetParam: string;
+}
+
+/** The request URL with the offset parameter set (and the limit made explicit). */
+export function pageUrl(requestUrl: string, page: PageRequest, offset: number) {
+  const url = new URL(requestUrl);
+  url.searchParams.set(page.limitParam, String(page.limit));
+  url.searchParams.set(page.offsetParam, String(offset));
+  return url.toString();
+}
+
+/**
+ * Hydrates one page of person ids (fetched with limit + 1 rows, so `next` appears only when
+ * another page exists) into the envelope. `missing_persons` counts ids whose person row is gone.
+ */
+export async function actorsPage(
+  d1: D1Database,
+  projectId: number,
+  ids: number[],
+  page: PageRequest,
+  requestUrl: string,
+  extra: { funnel?: boolean } = {},
+): Promise<ActorsResponse> {
+  const more = ids.length > page.limit;
+  const pageIds = more ? ids.slice(0, page.limit) : ids;
+  const people = await hydratePersons(d1, projectId, pageIds);
+  const body: ActorsResponse = {
+    results: [{ people, count: people.length }],
+    next: more ? pageUrl(requestUrl, page, page.offset + page.limit) : null,
+  };
+  if (extra.funnel) {
+    body.initial = requestUrl;
+    body.missing_persons = pageIds.length - people.length;
+    body.is_cached = false;
+    body.last_refresh = new Date().toISOString();
+  }
+  return body;
+}

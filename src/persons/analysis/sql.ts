@@ -1,0 +1,73 @@
+import { ApiError } from "../../lib/errors";
+
+/**
+ * Bound parameters for one statement, as numbered `?N` placeholders. Equal values share one
+ * number, which keeps long analysis queries under D1's limit of 100 bound parameters.
+ */
+export class Params {
+  private readonly values: unknown[] = [];
+  private readonly index = new Map<string, number>();
+
+  bind(value: string | number | null): string {
+    const key = `${typeof value}:${String(value)}`;
+    let n = this.index.get(key);
+    if (n === undefined) {
+      this.values.push(value);
+      n = this.values.length;
+      this.index.set(key, n);
+    }
+    return `?${n}`;
+  }
+
+  /** A list as one JSON parameter, to be read with `json_each` (no per-item parameters). */
+  bindList(values: readonly (string | number)[]): string {
+    return `(SELECT value FROM json_each(${this.bind(JSON.stringify(values))}))`;
+  }
+
+  get list(): unknown[] {
+    return this.values;
+  }
+}
+
+export const D1_MAX_PARAMS = 100;
+
+export const queryTooComplex = (detail: string) => new ApiError(400, "validation_error", "query_too_complex", detail);
+
+const queryTimeout = () =>
+  new ApiError(
+    504,
+    "server_error",
+    "query_timeout",
+    "The analysis query exceeded the database's time limit. Narrow the date range, add filters or use fewer steps.",
+  );
+
+/** Maps D1 failures caused by the size of a query to a clear envelope; anything else stays a 500. */
+export function mapD1Error(err: unknown): unknown {
+  const message = err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}` : String(err);
+  if (/timed? ?out|timeout|exceeded.*(time|cpu)|interrupted/i.test(message)) return queryTimeout();
+  if (/too many SQL variables|too many terms|too complex|tree is too large|too many columns|string or blob too big|SQLITE_TOOBIG/i.test(message)) {
+    return queryTooComplex("The analysis query is too large for the database. Use fewer steps, filters or values.");
+  }
+  return err;
+}
+
+/** The time of a project's first event (UTC ms), for `date_from=all`; null without events. */
+export async function earliestEvent(d1: D1Database, projectId: number): Promise<number | null> {
+  const row = await d1.prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1").bind(projectId).first<{ t: string | null }>();
+  return row?.t ? Date.parse(row.t) : null;
+}
+
+/** Runs one analysis statement on D1, with size checks before and error mapping after. */
+export async function runAll<T>(db: D1Database, sql: string, params: Params): Promise<T[]> {
+  if (params.list.length > D1_MAX_PARAMS) {
+    throw queryTooComplex(
+      `The analysis query needs ${params.list.length} bound parameters; D1 allows ${D1_MAX_PARAMS}. Use fewer steps or filters.`,
+    );
+  }
+  try {
+    const result = await db.prepare(sql).bind(...params.list).all<T>();
+    return result.results;
+  } catch (err) {
+    throw mapD1Error(err);
+  }
+}

@@ -1,0 +1,78 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createProject } from "../helpers";
+import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtures";
+
+/**
+ * Random activity in America/New_York around the 2024-03-10 DST change, checked against an
+ * independent computation: PostHog's lifecycle array logic (lifecycle_query_runner.py) and a
+ * distinct-day count for stickiness, over local days taken from Intl's en-CA date format.
+ */
+const ZONE = "America/New_York";
+const localDay = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+const dayOf = (ms: number) => localDay.format(new Date(ms));
+const shift = (day: string, n: number) => {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+};
+const FROM = "2024-03-05";
+const TO = "2024-03-15";
+
+let seed = 99;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+};
+
+const people: { person: SeededPerson; times: number[]; created: number }[] = [];
+let projectId: number;
+
+beforeAll(async () => {
+  projectId = (await createProject(undefined, ZONE)).id;
+  for (let p = 0; p < 60; p++) {
+    const created = Date.parse("2024-03-01T00:00:00Z") + Math.floor(rand() * 16 * 24) * 3_600_000;
+    const times = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => created + Math.floor(rand() * 10 * 24 * 60) * 60_000).sort((a, b) => a - b);
+    const specs: EventSpec[] = times.map((t) => [rand() < 0.85 ? "pageview" : "other", new Date(t).toISOString()]);
+    const kept = times.filter((_, i) => specs[i][0] === "pageview");
+    people.push({ person: await personWith(projectId, specs, { createdAt: new Date(created).toISOString() }), times: kept, created });
+  }
+});
+
+/** PostHog's statuses per (period, person): new / returning / resurrecting on active days, dormant after. */
+function referenceLifecycle(times: number[], created: number): Map<string, string> {
+  const lo = shift(FROM, -1);
+  const hi = shift(TO, 1);
+  const all = [...new Set(times.map(dayOf))].filter((d) => d >= lo && d < hi).sort();
+  const out = new Map<string, string>();
+  all.forEach((cur, i) => {
+    const prev = i === 0 ? dayOf(created) : all[i - 1];
+    out.set(cur, prev === cur ? "new" : shift(cur, -1) === prev && i !== 0 ? "returning" : "resurrecting");
+    if (all[i + 1] !== shift(cur, 1)) out.set(shift(cur, 1), "dormant");
+  });
+  return out;
+}
+
+describe("lifecycle and stickiness match an independent computation", () => {
+  it("every status of every day of the range", async () => {
+    const statuses = people.map((p) => ({ uuid: p.person.uuid, by: referenceLifecycle(p.times, p.created) }));
+    const events = encodeURIComponent(JSON.stringify([{ id: "pageview", type: "events" }]));
+    let nonEmpty = 0;
+    for (let day = FROM; day <= TO; day = shift(day, 1)) {
+      for (const type of ["new", "returning", "resurrecting", "dormant"]) {
+        const res = await call(`/api/environments/${projectId}/persons/lifecycle/?events=${events}&date_from=${FROM}&date_to=${TO}&target_date=${day}&lifecycle_type=${type}&limit=1000`);
+        expect(res.status, res.text).toBe(200);
+        const want = statuses.filter((s) => s.by.get(day) === type).map((s) => s.uuid).sort();
+        if (want.length) nonEmpty++;
+        expect(uuidsOf(res.json), `${day} ${type}`).toEqual(want);
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(20);
+  });
+
+  it("stickiness: persons active on exactly N local days", async () => {
+    const days = people.map((p) => ({ uuid: p.person.uuid, n: new Set(p.times.map(dayOf).filter((d) => d >= FROM && d <= TO)).size }));
+    for (let n = 1; n <= 11; n++) {
+      const res = await call(`/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&date_from=${FROM}&date_to=${TO}&stickiness_days=${n}&limit=1000`);
+      expect(uuidsOf(res.json), `n=${n}`).toEqual(days.filter((d) => d.n === n).map((d) => d.uuid).sort());
+    }
+  });
+});
