@@ -53,11 +53,14 @@ async function entryFor(project: Project, payload: DefinitionsPayload, staticCoh
 /**
  * KV accepts about one write per second to a key; a burst of flag writes can be refused (429).
  * Retry after that second so the cache is still rewritten before the write's response returns.
+ * Entries expire, so one that could not be rewritten heals from D1 within the TTL.
  */
+const KV_TTL_SECONDS = 60 * 60;
+
 async function putWithRetry(kv: KVNamespace, key: string, body: string, metadata: Metadata, attempts = 3): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await kv.put(key, body, { metadata });
+      return await kv.put(key, body, { metadata, expirationTtl: KV_TTL_SECONDS });
     } catch (err) {
       if (attempt >= attempts) throw err;
       await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -65,12 +68,15 @@ async function putWithRetry(kv: KVNamespace, key: string, body: string, metadata
   }
 }
 
-async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Variant, CachedDefinitions>> {
+async function build(db: Db, project: Project): Promise<Record<Variant, CachedDefinitions>> {
   const built = await buildDefinitions(db, project.id);
-  const entries = {
+  return {
     cohorts: await entryFor(project, built.withCohorts, built.staticCohorts),
     plain: await entryFor(project, built.withoutCohorts, built.staticCohorts),
   };
+}
+
+async function write(env: Env, project: Project, entries: Record<Variant, CachedDefinitions>): Promise<void> {
   const now = Date.now();
   await Promise.all(
     (Object.keys(entries) as Variant[]).map((variant) => {
@@ -80,13 +86,53 @@ async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Varia
       return putWithRetry(env.FLAGS_KV, kvKey(project.apiToken, variant), e.body, metadata);
     }),
   );
+}
+
+async function rebuild(env: Env, db: Db, project: Project): Promise<Record<Variant, CachedDefinitions>> {
+  const entries = await build(db, project);
+  await write(env, project, entries);
   return entries;
 }
 
-/** Rewrites both cached variants of a project's payload from D1. Call after every flag or cohort write. */
+const sameEntries = (a: Record<Variant, CachedDefinitions>, b: Record<Variant, CachedDefinitions>) =>
+  a.cohorts.etag === b.cohorts.etag && a.plain.etag === b.plain.etag && a.plain.timezone === b.plain.timezone;
+
+/** Rounds of "write, then rebuild to check" before a refresh gives up and evicts instead. */
+const CONVERGENCE_ROUNDS = 3;
+
+/**
+ * Rewrites both cached variants of a project's payload from D1. Call after every flag or cohort write.
+ *
+ * Two writes may rebuild at once, and a refused put lands a second later, so an older snapshot can
+ * overwrite a newer one. Each refresh therefore rebuilds again after writing and rewrites until the
+ * two agree: the check sees every write committed before it, and the last refresh to check leaves
+ * the newest payload. The caller's write is already committed, so a failed refresh does not fail the
+ * request: the entries are evicted (readers then rebuild from D1), and the TTL bounds what remains.
+ */
 export async function refreshFlagDefinitions(env: Env, db: Db, projectId: number): Promise<void> {
-  const project = await getProject(db, projectId);
-  if (project) await rebuild(env, db, project);
+  let project = await getProject(db, projectId);
+  if (!project) return;
+  try {
+    let written = await rebuild(env, db, project);
+    for (let round = 1; round <= CONVERGENCE_ROUNDS; round++) {
+      project = (await getProject(db, projectId)) ?? project;
+      const fresh = await build(db, project);
+      if (sameEntries(fresh, written)) return;
+      await write(env, project, fresh);
+      written = fresh;
+    }
+    throw new Error("flag definitions kept changing while being cached");
+  } catch (err) {
+    console.error(`refreshing flag definitions of project ${projectId} failed; evicting`, err);
+    await evict(env, project.apiToken);
+  }
+}
+
+async function evict(env: Env, token: string): Promise<void> {
+  for (const variant of ["cohorts", "plain"] as Variant[]) {
+    memory.delete(kvKey(token, variant));
+    await env.FLAGS_KV.delete(kvKey(token, variant)).catch((err) => console.error("evicting flag definitions failed", err));
+  }
 }
 
 /** The cached payload for a project token, rebuilt on a KV miss; undefined for an unknown token. */

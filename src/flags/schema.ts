@@ -101,8 +101,6 @@ export const FlagParams = ProjectParams.extend({
   id: z.coerce.number().int().positive().openapi({ param: { name: "id", in: "path" }, example: 1 }),
 });
 
-export const BoolQuery = z.enum(["true", "false"]);
-
 export const ListQuery = z.object({
   search: z.string().max(200).optional(),
   active: z.enum(["true", "false", "STALE"]).optional(),

@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
 import type { Page } from "../lib/pagination";
 import type { FlagRow } from "./record";
+import { escapeLike } from "../lib/like";
 
 const STALE_DAYS = 30;
 
@@ -16,7 +17,6 @@ export interface ListFilters {
   order?: string;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const variantCount = sql`coalesce(json_array_length(${featureFlags.filters}, '$.multivariate.variants'), 0)`;
 
 /** Fully rolled out, in SQL (status.ts `fullRolloutReason` is the same rule for one flag). */
@@ -107,15 +107,6 @@ export async function keysOf(db: Db, projectId: number, ids: number[]): Promise<
     for (const r of rows) out.set(r.id, r.key);
   }
   return out;
-}
-
-/** Live flags of the project, newest first (my_flags). */
-export async function liveFlags(db: Db, projectId: number): Promise<FlagRow[]> {
-  return db
-    .select()
-    .from(featureFlags)
-    .where(and(eq(featureFlags.projectId, projectId), eq(featureFlags.deleted, false)))
-    .orderBy(desc(featureFlags.createdAt), desc(featureFlags.id));
 }
 
 /** Names of the project's cohorts, for `cohort_name` in records. */

@@ -12,6 +12,7 @@ import { dependentFlags, filterReferences } from "./references";
 import type { FlagInput } from "./schema";
 import { getFlag, liveFlagByKey } from "./service";
 import { checkKeyFormat, normalizePayloads, validateFilters } from "./validate";
+import { statement } from "../lib/d1";
 
 /** Fields whose changes the activity log records. */
 const LOGGED_FIELDS = [
@@ -86,11 +87,6 @@ async function validateInput(db: Db, projectId: number, input: FlagInput, merged
 }
 
 /** A drizzle statement as a D1 statement, so it can share a raw `batch` with the activity insert. */
-function statement(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
-  const { sql, params } = query.toSQL();
-  return db.$client.prepare(sql).bind(...params);
-}
-
 /** A unique-index race lost after our own check: the same error PostHog gives. */
 function mapUniqueRace(err: unknown): never {
   if (String((err as Error)?.message ?? err).includes("UNIQUE")) throw validationError("There is already a feature flag with this key.", "key", "unique");

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createKey, createProject } from "../helpers";
 
@@ -79,4 +80,28 @@ describe("definitions cache invalidation across areas", () => {
     expect(patched.status).toBe(200);
     expect(await evaluate()).toBe(false); // Tokyo: June 1 begins at 15:00 UTC on May 31
   });
+
+  it("caches entries with an expiry, so a payload that could not be rewritten heals from D1", async () => {
+    await definitions();
+    const { keys } = await env.FLAGS_KV.list({ prefix: `flagdefs:v1:${project.api_token}:` });
+    expect(keys.map((k) => k.name).sort()).toEqual([`flagdefs:v1:${project.api_token}:cohorts`, `flagdefs:v1:${project.api_token}:plain`]);
+    for (const key of keys) expect(key.expiration).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it("leaves the newest payload after concurrent flag writes", async () => {
+    const flag = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body: { key: "raced" } });
+    const results = await Promise.all(
+      [10, 20, 30, 40, 50].map((pct) =>
+        call(`/api/projects/${project.id}/feature_flags/${flag.json.id}/`, {
+          method: "PATCH",
+          body: { filters: { groups: [{ properties: [], rollout_percentage: pct }] } },
+        }),
+      ),
+    );
+    expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const stored = (await call(`/api/projects/${project.id}/feature_flags/${flag.json.id}/`)).json.filters.groups[0].rollout_percentage;
+    const cached = (await definitions()).json.flags.find((f: any) => f.key === "raced").filters.groups[0].rollout_percentage;
+    expect(cached).toBe(stored);
+  });
 });
+
