@@ -1,16 +1,25 @@
-import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { personDistinctIds, persons } from "../db/schema";
+import type { persons } from "../db/schema";
 
 export type PersonRow = typeof persons.$inferSelect;
 
-/** The person a distinct id currently resolves to, if any. */
-export async function findPersonByDistinctId(db: Db, projectId: number, distinctId: string): Promise<PersonRow | undefined> {
-  const row = await db
-    .select({ person: persons })
-    .from(personDistinctIds)
-    .innerJoin(persons, eq(persons.id, personDistinctIds.personId))
-    .where(and(eq(personDistinctIds.projectId, projectId), eq(personDistinctIds.distinctId, distinctId)))
-    .get();
-  return row?.person;
+/** What flag evaluation needs of a stored person. */
+export interface StoredPerson {
+  id: number;
+  properties: Record<string, unknown>;
+}
+
+/**
+ * The person a distinct id currently resolves to, if any. This is on the /flags hot path, so it is
+ * one prepared statement reading only the two columns evaluation uses (no query builder, no mapping).
+ */
+export async function findPersonByDistinctId(db: Db, projectId: number, distinctId: string): Promise<StoredPerson | undefined> {
+  const row = await db.$client
+    .prepare(
+      `SELECT p.id AS id, p.properties AS properties FROM person_distinct_ids d
+       JOIN persons p ON p.id = d.person_id WHERE d.project_id = ?1 AND d.distinct_id = ?2`,
+    )
+    .bind(projectId, distinctId)
+    .first<{ id: number; properties: string }>();
+  return row ? { id: row.id, properties: JSON.parse(row.properties) as Record<string, unknown> } : undefined;
 }
