@@ -39,25 +39,20 @@ const body = {
 };
 const Response = z.record(z.string(), z.unknown());
 
-const flags = defineRoute({
-  method: "post",
-  path: "/flags",
-  tags: ["sdk"],
-  summary: "Evaluate every flag for one distinct id (v>=2 detailed, v1 legacy)",
-  auth: { kind: "project_token" },
-  request: { query: Query, body },
-  responses: { 200: json(Response, "Flag values") },
-});
+/** `/flags` and `/decide` take the same request; only the response shapes differ. */
+const evaluationRoute = (path: "/flags" | "/decide", summary: string) =>
+  defineRoute({
+    method: "post",
+    path,
+    tags: ["sdk"],
+    summary,
+    auth: { kind: "project_token" },
+    request: { query: Query, body },
+    responses: { 200: json(Response, "Flag values") },
+  });
 
-const decide = defineRoute({
-  method: "post",
-  path: "/decide",
-  tags: ["sdk"],
-  summary: "Older flag evaluation (v1 keys, v2 values, v3 legacy, v4 detailed)",
-  auth: { kind: "project_token" },
-  request: { query: Query, body },
-  responses: { 200: json(Response, "Flag values") },
-});
+const flags = evaluationRoute("/flags", "Evaluate every flag for one distinct id (v>=2 detailed, v1 legacy)");
+const decide = evaluationRoute("/decide", "Older flag evaluation (v1 keys, v2 values, v3 legacy, v4 detailed)");
 
 async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
   const raw = await sdkBodyOf(c);
