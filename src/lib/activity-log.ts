@@ -2,6 +2,7 @@ import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityLog } from "../db/schema";
 import { actorOf, type Principal } from "./auth/principal";
+import { withParams } from "./pagination";
 
 /**
  * The shared activity log (PostHog's ActivityLog): one row per change of a person, flag, cohort or
@@ -108,12 +109,7 @@ export async function activityPage(
     db.select({ n: count() }).from(activityLog).where(filter).get(),
   ]);
   const totalCount = total?.n ?? 0;
-  const link = (page: number) => {
-    const url = new URL(requestUrl);
-    url.searchParams.set("page", String(page));
-    url.searchParams.set("limit", String(paging.limit));
-    return url.toString();
-  };
+  const link = (page: number) => withParams(requestUrl, { page, limit: paging.limit });
   return {
     results: rows.map((r) => ({
       id: r.id,

@@ -18,13 +18,15 @@ export function pageOf(query: { limit?: number; offset?: number }, defaultLimit 
   return { limit: query.limit ?? defaultLimit, offset: query.offset ?? 0 };
 }
 
-/** The request URL with `limit` and `offset` set, every other parameter kept. */
-export function pageUrl(requestUrl: string, limit: number, offset: number): string {
+/** The request URL with the given query parameters set, every other parameter kept (absolute page links). */
+export function withParams(requestUrl: string, params: Record<string, string | number>): string {
   const url = new URL(requestUrl);
-  url.searchParams.set("limit", String(limit));
-  url.searchParams.set("offset", String(offset));
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value));
   return url.toString();
 }
+
+/** The request URL with `limit` and `offset` set, every other parameter kept. */
+export const pageUrl = (requestUrl: string, limit: number, offset: number) => withParams(requestUrl, { limit, offset });
 
 /** Absolute `next`/`previous` links of a limit/offset page over `count` rows. */
 export function pageLinks(requestUrl: string, page: Page, count: number) {

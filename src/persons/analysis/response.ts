@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { hydratePersons, SerializedPersonSchema } from "./persons";
+import { withParams } from "../../lib/pagination";
 
 /** PostHog's actors envelope for the analysis drill-downs. */
 export const ActorsResponseSchema = z
@@ -26,10 +27,7 @@ export interface PageRequest {
 
 /** The request URL with the offset parameter set (and the limit made explicit). */
 export function pageUrl(requestUrl: string, page: PageRequest, offset: number) {
-  const url = new URL(requestUrl);
-  url.searchParams.set(page.limitParam, String(page.limit));
-  url.searchParams.set(page.offsetParam, String(offset));
-  return url.toString();
+  return withParams(requestUrl, { [page.limitParam]: page.limit, [page.offsetParam]: offset });
 }
 
 /**
