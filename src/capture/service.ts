@@ -2,9 +2,9 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { refreshFlagDefinitions } from "../flags/definitions-cache";
 import { authenticationFailed, validationError } from "../lib/errors";
+import { decodeSdkBody } from "../lib/sdk-body";
 import { ingestEvents } from "../persons/ingest";
 import { getProjectByToken } from "../projects/service";
-import { decodeCaptureBody } from "./decode";
 import { normalizeCapture, type RejectedEvent } from "./normalize";
 
 export interface CaptureResult {
@@ -17,7 +17,13 @@ export interface CaptureResult {
  * each event (bad ones are reported, good ones kept), then store and process the good ones.
  */
 export async function captureRequest(env: Env, db: Db, request: Request): Promise<CaptureResult> {
-  const { payload, form } = await decodeCaptureBody(request);
+  const { payload, form } = await decodeSdkBody(await request.arrayBuffer(), {
+    contentType: request.headers.get("content-type"),
+    contentEncoding: request.headers.get("content-encoding"),
+  });
+  if (payload === undefined) {
+    throw validationError("No data found. Make sure to use a POST request when sending the payload in the body of the request.", null, "no_data");
+  }
   const { token, events, rejected } = normalizeCapture(payload, new URL(request.url).searchParams, form, new Date());
   if (!token) {
     throw authenticationFailed("API key not provided. You can find your project API key in your project settings.");

@@ -1,0 +1,83 @@
+import { validationError } from "./errors";
+
+/**
+ * The one decoder for bodies PostHog SDKs send to capture, `/flags` and `/decide`, whatever the
+ * client: server SDKs post JSON (posthog-python may gzip it with `Content-Encoding: gzip`);
+ * posthog-js posts `text/plain` gzip recognised only by its magic bytes (no header, no query
+ * parameter); posthog-js 1.160 adds `?compression=gzip-js`, or posts a form whose `data` field is
+ * base64 of JSON (`?compression=base64`). The bytes decide (gzip magic, JSON, base64): the
+ * `compression` parameter and the content type are hints that clients do not send consistently.
+ */
+export interface SdkBody {
+  /** The decoded JSON value; undefined when the request had no body. */
+  payload: unknown;
+  /** The form fields when the body was form-encoded (some SDKs put the token or `compression` there). */
+  form: URLSearchParams | null;
+}
+
+export interface SdkBodyHints {
+  contentType?: string | null;
+  contentEncoding?: string | null;
+}
+
+const malformed = (what: string) => validationError(`Malformed request data: ${what}.`, null, "invalid_payload");
+
+export async function decodeSdkBody(body: ArrayBuffer, hints: SdkBodyHints): Promise<SdkBody> {
+  let bytes = new Uint8Array(body);
+  if (!bytes.length) return { payload: undefined, form: null };
+  if (isGzip(bytes) || /gzip/i.test(hints.contentEncoding ?? "")) bytes = await gunzip(bytes);
+
+  const text = new TextDecoder().decode(bytes);
+  if (/x-www-form-urlencoded/i.test(hints.contentType ?? "") || (/^data=/.test(text) && !looksLikeJson(text))) {
+    const form = new URLSearchParams(text);
+    const data = form.get("data");
+    if (data === null) throw validationError("The form body has no `data` field.", "data", "invalid_payload");
+    return { payload: await decodeText(data), form };
+  }
+  return { payload: await decodeText(text), form: null };
+}
+
+/** JSON text, or base64 (standard or URL-safe) of JSON or of gzip-compressed JSON. */
+async function decodeText(text: string): Promise<unknown> {
+  const trimmed = text.trim();
+  if (looksLikeJson(trimmed)) return parseJson(trimmed);
+  let raw = fromBase64(trimmed);
+  if (!raw) {
+    // Neither JSON-looking nor base64: let JSON.parse accept what it can (`42`, `"x"`) or refuse it.
+    return parseJson(trimmed);
+  }
+  if (isGzip(raw)) raw = await gunzip(raw);
+  return parseJson(new TextDecoder().decode(raw));
+}
+
+const looksLikeJson = (text: string) => /^\s*[{["]/.test(text);
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  // A form value may carry `+` decoded as a space; URL-safe base64 uses `-` and `_`.
+  const normalized = text.replace(/ /g, "+").replace(/-/g, "+").replace(/_/g, "/");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalized)) return undefined;
+  try {
+    return Uint8Array.from(atob(normalized), (ch) => ch.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformed("the body is not valid JSON");
+  }
+}
+
+const isGzip = (bytes: Uint8Array) => bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+
+async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch {
+    throw malformed("the body could not be decompressed");
+  }
+}
