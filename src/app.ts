@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "./lib/cors";
 import { CAPTURE_PATHS, captureRoutes } from "./capture/routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
@@ -9,6 +10,7 @@ import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
 import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
+import { organizationRoutes } from "./organizations/routes";
 import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
 import { analysisRoutes } from "./persons/analysis/routes";
@@ -18,6 +20,7 @@ import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 import { sdkRoutes } from "./sdk/routes";
+import { userRoutes } from "./users/routes";
 
 /** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
@@ -61,6 +64,10 @@ export function mountProjectScoped(app: OpenAPIHono<AppEnv>, router: Router, can
   Hono.prototype.route.call(app as unknown as Hono, "/", aliased as unknown as Hono);
 }
 
+/** The surface posthog-js calls from any site (capture, flag evaluation, remote config). */
+const SDK_PATHS = new Set<string>([...CAPTURE_PATHS, "/flags", "/decide"]);
+const isSdkPath = (path: string) => SDK_PATHS.has(path) || path.startsWith("/array/");
+
 /** Building a drizzle instance with the schema costs ~50 µs; the D1 binding is stable per isolate, so reuse it. */
 const dbs = new WeakMap<D1Database, ReturnType<typeof createDb>>();
 function dbFor(d1: D1Database) {
@@ -79,6 +86,7 @@ export function createApp() {
     c.set("db", dbFor(c.env.DB));
     await next();
   });
+  app.use("*", cors({ isSdkPath }));
   app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
 
   mountProjectScoped(app, projectRoutes, "projects");
@@ -92,6 +100,8 @@ export function createApp() {
   mountProjectScoped(app, personActionRoutes, "environments");
   mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);
+  app.route("/", userRoutes);
+  app.route("/", organizationRoutes);
   app.route("/", sdkRoutes);
   app.route("/", captureRoutes);
   registerDocs(app);

@@ -12,6 +12,8 @@ export interface Env {
   /** The bundled API reference viewer (Workers static assets). */
   ASSETS?: Fetcher;
   ROOT_API_KEY: string;
+  /** Origins (comma-separated, or `*`) whose browsers may call the management API; the SDK surface allows every origin. */
+  CORS_ALLOWED_ORIGINS?: string;
 }
 
 export type AppVariables = {

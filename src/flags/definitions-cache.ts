@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
-import { getProject, getProjectByToken, type Project } from "../projects/service";
+import { getProject, getProjectByToken, isWellFormedProjectToken, type Project } from "../projects/service";
 import { buildDefinitions, type DefinitionsPayload } from "./definitions";
 
 /**
@@ -137,6 +137,7 @@ async function evict(env: Env, token: string): Promise<void> {
 
 /** The cached payload for a project token, rebuilt on a KV miss; undefined for an unknown token. */
 export async function readDefinitions(env: Env, db: Db, token: string, variant: Variant): Promise<CachedDefinitions | undefined> {
+  if (!isWellFormedProjectToken(token)) return undefined;
   const key = kvKey(token, variant);
   const hot = memory.get(key);
   if (hot && Date.now() - hot.at < MEMORY_TTL_MS) return hot.entry;

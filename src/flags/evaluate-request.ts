@@ -23,6 +23,8 @@ export interface EvaluationRequest {
   flagKeys?: string[];
   /** The caller's runtime (`server` / `client`): flags restricted to the other runtime are skipped. */
   runtime?: string;
+  /** Evaluation contexts the caller names: flags with evaluation tags are evaluated only for one of theirs. */
+  contexts?: string[];
 }
 
 export interface Evaluation {
@@ -65,18 +67,24 @@ async function staticMembershipOf(db: Db, personId: number, ids: number[]): Prom
   return out;
 }
 
-/** The flags to report: those asked for, minus those restricted to another runtime. */
+/**
+ * The flags to report: those asked for, minus those restricted to another runtime, minus tagged
+ * flags none of whose evaluation tags the request names as a context (PostHog's rule: a request
+ * naming no context gets every flag; an untagged flag is always evaluated).
+ */
 function selection(flags: FlagDefinition[], req: EvaluationRequest): Set<string> | undefined {
   const runtime = req.runtime === "server" || req.runtime === "client" ? req.runtime : undefined;
-  if (!req.flagKeys?.length && !runtime) return undefined;
+  const contexts = req.contexts?.length ? new Set(req.contexts) : undefined;
+  if (!req.flagKeys?.length && !runtime && !contexts) return undefined;
   const asked = req.flagKeys?.length ? new Set(req.flagKeys) : undefined;
   return new Set(
     flags
       .filter((f) => !asked || asked.has(f.key))
       .filter((f) => {
-        const own = (f as { evaluation_runtime?: string }).evaluation_runtime;
+        const own = f.evaluation_runtime;
         return !runtime || !own || own === "all" || own === runtime;
       })
+      .filter((f) => !contexts || !f.evaluation_tags?.length || f.evaluation_tags.some((tag) => contexts.has(tag)))
       .map((f) => f.key),
   );
 }

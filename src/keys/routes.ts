@@ -56,7 +56,8 @@ export const keyRoutes = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const db = c.get("db");
-    const scopedProjects = body.scoped_teams ? [...new Set(body.scoped_teams)] : null;
+    // PostHog renders an unscoped key with `scoped_teams: []`, so an empty list means every project.
+    const scopedProjects = body.scoped_teams?.length ? [...new Set(body.scoped_teams)] : null;
     const unknown = scopedProjects ? await missingProjectIds(db, scopedProjects) : [];
     if (unknown.length) throw validationError(`Unknown project id(s): ${unknown.join(", ")}.`, "scoped_teams");
     const { key, plaintext } = await createKey(db, { label: body.label, scopes: body.scopes, scopedProjects });

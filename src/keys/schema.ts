@@ -12,7 +12,10 @@ export const KeySchema = z
     label: z.string(),
     mask_value: z.string().nullable(),
     scopes: z.array(z.string()),
-    scoped_teams: z.array(z.number().int()).nullable().openapi({ description: "Projects the key may reach; null = all." }),
+    scoped_teams: z.array(z.number().int()).openapi({ description: "Projects the key may reach; empty = every project (as PostHog)." }),
+    scoped_organizations: z
+      .array(z.string())
+      .openapi({ description: "Always empty: a deployment has one implicit organization, which every key reaches." }),
     created_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
   })
@@ -32,7 +35,8 @@ export const CreateKeyBody = z.object({
     .array(z.number().int().positive())
     .max(MAX_SCOPED_PROJECTS, { message: `A key may be scoped to at most ${MAX_SCOPED_PROJECTS} projects.` })
     .nullable()
-    .optional(),
+    .optional()
+    .openapi({ description: "Projects the key may reach; null or empty = every project." }),
 });
 
 export const KeyIdParams = z.object({
@@ -45,7 +49,8 @@ export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
     label: key.label,
     mask_value: key.maskValue,
     scopes: key.scopes,
-    scoped_teams: key.scopedProjects ?? null,
+    scoped_teams: key.scopedProjects ?? [],
+    scoped_organizations: [],
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
   };
@@ -54,5 +59,5 @@ export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
 /** What `@current` tells a caller about its own credential; the root key has no stored record. */
 export function currentKeyRecord(principal: Principal, key: PersonalApiKey | undefined): z.infer<typeof KeySchema> {
   if (principal.kind === "personal_api_key" && key) return keyRecord(key);
-  return { id: null, label: "root", mask_value: null, scopes: ["*"], scoped_teams: null, created_at: null, last_used_at: null };
+  return { id: null, label: "root", mask_value: null, scopes: ["*"], scoped_teams: [], scoped_organizations: [], created_at: null, last_used_at: null };
 }

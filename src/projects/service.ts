@@ -14,7 +14,16 @@ export async function getProject(db: Db, id: number): Promise<Project | undefine
   return db.select().from(projects).where(eq(projects.id, id)).get();
 }
 
+/**
+ * Whether a string could be a project token at all: ours are `phc_` and 43 base62 characters;
+ * anything much longer or with other characters is refused before it reaches D1 or becomes a KV
+ * key (KV keys stop at 512 bytes).
+ */
+export const isWellFormedProjectToken = (token: string) => /^[A-Za-z0-9_-]{1,200}$/.test(token);
+
+/** The project of a token; undefined for an unknown or malformed one (callers answer 401). */
 export async function getProjectByToken(db: Db, token: string): Promise<Project | undefined> {
+  if (!isWellFormedProjectToken(token)) return undefined;
   return db.select().from(projects).where(eq(projects.apiToken, token)).get();
 }
 
@@ -55,4 +64,14 @@ export async function missingProjectIds(db: Db, ids: number[]): Promise<number[]
   const found = await db.select({ id: projects.id }).from(projects).where(idIn(ids));
   const known = new Set(found.map((p) => p.id));
   return ids.filter((id) => !known.has(id));
+}
+
+/**
+ * The project a key means by `@current`: its only project (a key scoped to one, or any key on a
+ * deployment with a single project); undefined when it reaches several. `reachable` holds the
+ * first ten it reaches, by id.
+ */
+export async function currentProjectOf(db: Db, principal: Principal): Promise<{ project?: Project; reachable: Project[] }> {
+  const { rows, count } = await listProjects(db, principal, { limit: 10, offset: 0 });
+  return { project: count === 1 ? rows[0] : undefined, reachable: rows };
 }

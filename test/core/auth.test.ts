@@ -45,7 +45,7 @@ describe("personal API keys and scopes", () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ scopes: ["person:read", "feature_flag:write"], scoped_teams: [project.id] });
     const root = await call("/api/personal_api_keys/@current");
-    expect(root.json).toMatchObject({ label: "root", scopes: ["*"], scoped_teams: null });
+    expect(root.json).toMatchObject({ label: "root", scopes: ["*"], scoped_teams: [], scoped_organizations: [] });
   });
 
   it("refuses unknown scopes and unknown projects when creating a key", async () => {

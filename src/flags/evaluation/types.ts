@@ -40,6 +40,10 @@ export interface FlagDefinition {
   name?: string;
   ensure_experience_continuity?: boolean | null;
   bucketing_identifier?: string | null;
+  /** `all`, `client` or `server`: which callers see the flag. */
+  evaluation_runtime?: string | null;
+  /** Evaluation contexts the flag is restricted to (empty: every context). */
+  evaluation_tags?: string[] | null;
   filters: FlagFilters;
 }
 

@@ -1,0 +1,98 @@
+import type { FlagDefinition } from "../flags/evaluation/types";
+
+/**
+ * Remote config: what posthog-js asks for before anything else (`/array/<token>/config.js`, then
+ * `/array/<token>/config`), and what `/decide` and `/flags?config=true` add to their answers.
+ * It tells the SDK how to send events (gzip, to `/i/v0/e/`) and which products to start.
+ * edgehog has flags and capture only, so every other product is explicitly off: posthog-js then
+ * loads no extension script and calls no route that does not exist here.
+ *
+ * `surveys` is left out on purpose: posthog-js 1.449 loads `/static/surveys.js` even for
+ * `surveys: false`, and loads nothing when the key is absent. `sessionRecording` must be present
+ * (`false`): when it is missing, posthog-js falls back to a recording config it may have stored
+ * from an earlier PostHog session.
+ */
+export interface RemoteConfig {
+  supportedCompression: string[];
+  hasFeatureFlags: boolean;
+  analytics: { endpoint: string };
+  elementsChainAsString: boolean;
+  defaultIdentifiedOnly: boolean;
+  autocapture_opt_out: boolean;
+  sessionRecording: false;
+  sessionRecordingDisabledReason: string;
+  heatmaps: false;
+  captureDeadClicks: false;
+  capturePerformance: false;
+  autocaptureExceptions: false;
+  errorTracking: { autocaptureExceptions: false; suppressionRules: never[] };
+  logs: { captureConsoleLogs: false };
+  conversations: false;
+  productTours: false;
+  siteApps: never[];
+}
+
+export function remoteConfig(flags: readonly FlagDefinition[]): RemoteConfig {
+  return {
+    supportedCompression: ["gzip", "gzip-js"],
+    // posthog-js skips its first /flags request when this is false (it still asks after identify).
+    hasFeatureFlags: flags.some((f) => f.active),
+    analytics: { endpoint: "/i/v0/e/" },
+    elementsChainAsString: true,
+    defaultIdentifiedOnly: true,
+    autocapture_opt_out: false,
+    sessionRecording: false,
+    sessionRecordingDisabledReason: "not_enabled",
+    heatmaps: false,
+    captureDeadClicks: false,
+    capturePerformance: false,
+    autocaptureExceptions: false,
+    errorTracking: { autocaptureExceptions: false, suppressionRules: [] },
+    logs: { captureConsoleLogs: false },
+    conversations: false,
+    productTours: false,
+    siteApps: [],
+  };
+}
+
+/**
+ * Fields `/decide` (and `/flags` with `config`) answered besides the remote config, which older
+ * posthog-js builds (1.160) read there: no toolbar session, autocapture allowed.
+ */
+const RESPONSE_EXTRAS = { isAuthenticated: false, toolbarParams: {}, config: { enable_collect_everything: true } };
+
+/** Serialized per parsed payload: its flags array lives as long as one ETag of the definitions. */
+const serialized = new WeakMap<readonly FlagDefinition[], { config: string; responseFields: string }>();
+
+function serializedFor(flags: readonly FlagDefinition[]) {
+  let entry = serialized.get(flags);
+  if (!entry) {
+    const config = remoteConfig(flags);
+    entry = { config: JSON.stringify(config), responseFields: JSON.stringify({ ...config, ...RESPONSE_EXTRAS }).slice(1, -1) };
+    serialized.set(flags, entry);
+  }
+  return entry;
+}
+
+/** The remote config as JSON text. */
+export const remoteConfigJson = (flags: readonly FlagDefinition[]) => serializedFor(flags).config;
+
+/** A JSON object's text with the config fields added at its top level, as PostHog flattens them in. */
+export function withConfigFields(objectJson: string, flags: readonly FlagDefinition[]): string {
+  const fields = serializedFor(flags).responseFields;
+  return objectJson === "{}" ? `{${fields}}` : `${objectJson.slice(0, -1)},${fields}}`;
+}
+
+/** The script `/array/<token>/config.js` serves: it leaves the config where posthog-js looks for it. */
+export function remoteConfigScript(token: string, flags: readonly FlagDefinition[]): string {
+  return [
+    "(function() {",
+    "  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};",
+    `  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(token)}] = {`,
+    `    config: ${remoteConfigJson(flags)},`,
+    "    siteApps: []",
+    "  }",
+    "})();",
+    "",
+  ].join("\n");
+}
