@@ -1,0 +1,217 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createKey, createProject, envelope } from "../helpers";
+
+/**
+ * What posthog-js needs from the SDK surface: CORS from any site, bodies as it sends them (gzip
+ * text/plain with no hint, base64 forms from older builds), remote config, evaluation contexts.
+ */
+let project: { id: number; api_token: string };
+const SITE = "https://shop.example";
+
+async function gzip(text: string): Promise<ArrayBuffer> {
+  return new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+}
+
+const createFlag = async (body: unknown) => {
+  const res = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.json;
+};
+
+beforeAll(async () => {
+  project = await createProject();
+  await createFlag({ key: "everyone", filters: { groups: [{ rollout_percentage: 100 }] } });
+  await createFlag({ key: "web-only", tags: ["web"], evaluation_tags: ["web"], filters: { groups: [{ rollout_percentage: 100 }] } });
+  await createFlag({ key: "server-only", evaluation_runtime: "server", filters: { groups: [{ rollout_percentage: 100 }] } });
+});
+
+describe("CORS", () => {
+  const sdkPaths = ["/e/", "/i/v0/e/", "/batch/", "/capture/", "/flags/?v=2", "/decide/?v=3", "/array/phc_x/config", "/array/phc_x/config.js"];
+
+  it("answers preflights on every SDK path, mirroring the origin and the requested headers", async () => {
+    for (const path of sdkPaths) {
+      const res = await call(path, {
+        method: "OPTIONS",
+        key: null,
+        headers: { origin: SITE, "access-control-request-method": "POST", "access-control-request-headers": "content-type,x-custom" },
+      });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get("access-control-allow-origin"), path).toBe(SITE);
+      expect(res.headers.get("access-control-allow-credentials")).toBe("true");
+      expect(res.headers.get("access-control-allow-headers")).toBe("content-type,x-custom");
+      expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+      expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
+    }
+  });
+
+  it("puts the headers on answers and on errors, so the browser can read both", async () => {
+    const ok = await call("/flags/?v=2", { method: "POST", key: null, headers: { origin: SITE }, body: { token: project.api_token, distinct_id: "u" } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(ok.headers.get("vary")).toContain("Origin");
+    const refused = await call("/e/", { method: "POST", key: null, headers: { origin: SITE }, body: { api_key: "phc_unknown", event: "x", distinct_id: "u" } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(SITE);
+  });
+
+  it("keeps management routes closed to other origins unless CORS_ALLOWED_ORIGINS lists them", async () => {
+    const preflight = await call("/api/projects/", { method: "OPTIONS", key: null, headers: { origin: SITE, "access-control-request-method": "GET" } });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    expect(envelope(preflight).detail).toContain("CORS_ALLOWED_ORIGINS");
+    const get = await call("/api/projects/", { headers: { origin: SITE } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answers OPTIONS without an Origin on SDK paths (as PostHog's capture)", async () => {
+    const res = await call("/batch/", { method: "OPTIONS", key: null });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("SDK bodies", () => {
+  it("reads /flags as posthog-js 1.449 sends it: text/plain gzip with no compression hint", async () => {
+    const body = await gzip(JSON.stringify({ token: project.api_token, distinct_id: "web-user", groups: {}, timezone: "UTC" }));
+    const res = await call("/flags/?v=2", { method: "POST", key: null, rawBody: body, headers: { "content-type": "text/plain", origin: SITE } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.flags.everyone.enabled).toBe(true);
+  });
+
+  it("reads /decide as posthog-js 1.160 sends it: a form whose data is base64 of JSON", async () => {
+    const data = btoa(JSON.stringify({ token: project.api_token, distinct_id: "old-web-user" }));
+    const res = await call("/decide/?v=3&compression=base64", {
+      method: "POST",
+      key: null,
+      rawBody: `data=${encodeURIComponent(data)}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.featureFlags.everyone).toBe(true);
+  });
+
+  it("reads capture as posthog-js sends it: text/plain gzip to /i/v0/e/", async () => {
+    const batch = { api_key: project.api_token, batch: [{ event: "$pageview", distinct_id: "web-capture", properties: { $lib: "web" } }], sent_at: new Date().toISOString() };
+    const res = await call("/i/v0/e/", { method: "POST", key: null, rawBody: await gzip(JSON.stringify(batch)), headers: { "content-type": "text/plain" } });
+    expect(res.status, res.text).toBe(200);
+    const persons = await call(`/api/environments/${project.id}/persons/?distinct_id=web-capture`);
+    expect(persons.json.results).toHaveLength(1);
+  });
+
+  it("refuses bodies that decode to nothing usable with a 400 envelope", async () => {
+    for (const rawBody of ["%%%", "[1,2]", "data=%%%"]) {
+      const res = await call("/flags/?v=2", { method: "POST", key: null, rawBody, headers: { "content-type": "text/plain" } });
+      expect(res.status, rawBody).toBe(400);
+      envelope(res);
+    }
+    const badGzip = await call("/flags/?v=2", { method: "POST", key: null, rawBody: new Uint8Array([0x1f, 0x8b, 1, 2, 3]), headers: { "content-type": "text/plain" } });
+    expect(badGzip.status).toBe(400);
+    expect(envelope(badGzip).code).toBe("invalid_payload");
+  });
+});
+
+describe("tokens that cannot be tokens", () => {
+  it("are 401 on every SDK route, never a 500", async () => {
+    const readKey = await createKey(["feature_flag:read"]);
+    for (const token of ["phc_" + "x".repeat(600), "phc_ünïcode", "phc_with space", "phc_../../etc"]) {
+      const flags = await call("/flags/?v=2", { method: "POST", key: null, body: { token, distinct_id: "u" } });
+      expect(flags.status, token).toBe(401);
+      const decide = await call("/decide/?v=4", { method: "POST", key: null, body: { token, distinct_id: "u" } });
+      expect(decide.status).toBe(401);
+      const capture = await call("/e/", { method: "POST", key: null, body: { api_key: token, event: "x", distinct_id: "u" } });
+      expect(capture.status).toBe(401);
+      const query = `token=${encodeURIComponent(token)}`;
+      expect((await call(`/flags/definitions?${query}`, { key: readKey })).status).toBe(401);
+      expect((await call(`/api/feature_flag/local_evaluation?${query}`, { key: readKey })).status).toBe(401);
+      expect((await call(`/array/${encodeURIComponent(token)}/config`, { key: null })).status).toBe(401);
+    }
+  });
+});
+
+describe("remote config", () => {
+  it("serves the config with every missing product off, and hasFeatureFlags from the active flags", async () => {
+    const res = await call(`/array/${project.api_token}/config`, { key: null, headers: { origin: SITE } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(res.headers.get("cache-control")).toContain("max-age");
+    expect(res.json).toMatchObject({
+      supportedCompression: ["gzip", "gzip-js"],
+      hasFeatureFlags: true,
+      analytics: { endpoint: "/i/v0/e/" },
+      sessionRecording: false,
+      heatmaps: false,
+      autocaptureExceptions: false,
+      capturePerformance: false,
+      siteApps: [],
+    });
+    expect(res.json).not.toHaveProperty("surveys");
+
+    const empty = await createProject();
+    expect((await call(`/array/${empty.api_token}/config`, { key: null })).json.hasFeatureFlags).toBe(false);
+  });
+
+  it("serves the script posthog-js loads, which leaves the same config under the token", async () => {
+    const res = await call(`/array/${project.api_token}/config.js`, { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("javascript");
+    const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: unknown; siteApps: unknown[] }> } = {};
+    new Function("window", res.text)(window);
+    const json = await call(`/array/${project.api_token}/config`, { key: null });
+    expect(window._POSTHOG_REMOTE_CONFIG?.[project.api_token]).toEqual({ config: json.json, siteApps: [] });
+  });
+
+  it("answers an unknown token with 404", async () => {
+    expect((await call("/array/phc_unknown/config", { key: null })).status).toBe(404);
+    expect((await call("/array/phc_unknown/config.js", { key: null })).status).toBe(404);
+  });
+
+  it("adds the config fields to /decide, and to /flags when asked or when no version is named", async () => {
+    const body = { token: project.api_token, distinct_id: "u" };
+    const decide = await call("/decide/?v=3", { method: "POST", key: null, body });
+    expect(decide.json).toMatchObject({ featureFlags: { everyone: true }, sessionRecording: false, supportedCompression: ["gzip", "gzip-js"], toolbarParams: {} });
+    const asked = await call("/flags/?v=2&config=true", { method: "POST", key: null, body });
+    expect(asked.json).toMatchObject({ flags: { everyone: { enabled: true } }, hasFeatureFlags: true, sessionRecording: false });
+    const plain = await call("/flags/?v=2", { method: "POST", key: null, body });
+    expect(plain.json).not.toHaveProperty("sessionRecording");
+    const unversioned = await call("/flags", { method: "POST", key: null, body });
+    expect(unversioned.json).toMatchObject({ featureFlags: { everyone: true }, sessionRecording: false });
+  });
+});
+
+describe("what posthog-js sends on /flags", () => {
+  const evaluate = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    call("/flags/?v=2", { method: "POST", key: null, headers, body: { token: project.api_token, distinct_id: "ctx-user", ...body } });
+
+  it("evaluates tagged flags only for a request naming one of their evaluation contexts", async () => {
+    expect(Object.keys((await evaluate({ evaluation_runtime: "server" })).json.flags)).toContain("web-only");
+    const web = await evaluate({ evaluation_contexts: ["web"], evaluation_runtime: "server" });
+    expect(Object.keys(web.json.flags).sort()).toEqual(["everyone", "server-only", "web-only"]);
+    const checkout = await evaluate({ evaluation_contexts: ["checkout"], evaluation_runtime: "server" });
+    expect(Object.keys(checkout.json.flags).sort()).toEqual(["everyone", "server-only"]);
+    const legacyName = await evaluate({ evaluation_environments: ["checkout"], evaluation_runtime: "server" });
+    expect(Object.keys(legacyName.json.flags)).not.toContain("web-only");
+  });
+
+  it("treats a browser (a request with an Origin) as a client runtime unless the body names one", async () => {
+    expect(Object.keys((await evaluate({}, { origin: SITE })).json.flags)).not.toContain("server-only");
+    expect(Object.keys((await evaluate({})).json.flags)).toContain("server-only");
+  });
+
+  it("hashes $device_id for device-bucketed flags", async () => {
+    await createFlag({
+      key: "by-device",
+      bucketing_identifier: "device_id",
+      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } },
+    });
+    const variants = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const res = await evaluate({ distinct_id: `person-${i}`, $device_id: "one-device" });
+      variants.add(res.json.flags["by-device"].variant);
+    }
+    expect(variants.size).toBe(1); // same device, any person: one bucket
+    const devices = new Set<string>();
+    for (let i = 0; i < 20; i++) devices.add((await evaluate({ $device_id: `device-${i}` })).json.flags["by-device"].variant);
+    expect(devices).toEqual(new Set(["a", "b"]));
+  });
+});
