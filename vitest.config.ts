@@ -3,6 +3,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export const TEST_ROOT_API_KEY = "phx_test_root_key_for_vitest_only";
+/** The one origin the worker tests' deployment lets browsers call the management API from. */
+export const TEST_ADMIN_ORIGIN = "https://admin.example";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
@@ -16,7 +18,9 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, ROOT_API_KEY: TEST_ROOT_API_KEY } },
+              miniflare: {
+                bindings: { TEST_MIGRATIONS: migrations, ROOT_API_KEY: TEST_ROOT_API_KEY, CORS_ALLOWED_ORIGINS: TEST_ADMIN_ORIGIN },
+              },
             }),
           ],
           test: {

@@ -64,6 +64,20 @@ describe("CORS", () => {
     expect(get.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  it("opens management routes to the origins CORS_ALLOWED_ORIGINS lists", async () => {
+    const admin = "https://admin.example"; // vitest.config.ts sets CORS_ALLOWED_ORIGINS to it
+    const preflight = await call("/api/projects/1/feature_flags/", {
+      method: "OPTIONS",
+      key: null,
+      headers: { origin: admin, "access-control-request-method": "PATCH", "access-control-request-headers": "authorization,content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(admin);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("PATCH");
+    const get = await call("/api/projects/", { headers: { origin: admin } });
+    expect(get.headers.get("access-control-allow-origin")).toBe(admin);
+  });
+
   it("answers OPTIONS without an Origin on SDK paths (as PostHog's capture)", async () => {
     const res = await call("/batch/", { method: "OPTIONS", key: null });
     expect(res.status).toBe(204);
@@ -108,6 +122,38 @@ describe("SDK bodies", () => {
     const badGzip = await call("/flags/?v=2", { method: "POST", key: null, rawBody: new Uint8Array([0x1f, 0x8b, 1, 2, 3]), headers: { "content-type": "text/plain" } });
     expect(badGzip.status).toBe(400);
     expect(envelope(badGzip).code).toBe("invalid_payload");
+  });
+});
+
+describe("odd input", () => {
+  it("never reaches a 500 on the SDK routes", async () => {
+    const token = project.api_token;
+    const bodies: unknown[] = [
+      { token, distinct_id: { nested: true } },
+      { token, distinct_id: ["a"] },
+      { token, distinct_id: "u", groups: ["not", "an", "object"] },
+      { token, distinct_id: "u", groups: { company: { deep: 1 } }, group_properties: { company: "x" } },
+      { token, distinct_id: "u", person_properties: "plan=pro" },
+      { token, distinct_id: "u", flag_keys_to_evaluate: "everyone" },
+      { token, distinct_id: "u", evaluation_contexts: "web" },
+      { token, distinct_id: "u", $device_id: 42, $anon_distinct_id: {} },
+      { token: 42, distinct_id: "u" },
+      { token: null },
+      "just a string",
+      null,
+    ];
+    for (const body of bodies) {
+      for (const path of ["/flags/?v=2", "/decide/?v=3", "/flags?config=true"]) {
+        const res = await call(path, { method: "POST", key: null, rawBody: JSON.stringify(body), headers: { "content-type": "application/json" } });
+        expect(res.status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        if (res.status >= 400) envelope(res);
+      }
+      const capture = await call("/e/", { method: "POST", key: null, rawBody: JSON.stringify(body), headers: { "content-type": "text/plain" } });
+      expect(capture.status, JSON.stringify(body)).toBeLessThan(500);
+    }
+    for (const path of ["/array//config", "/array/%00/config.js", "/array/phc_x/config.js.map", "/array/phc_x"]) {
+      expect((await call(path, { key: null })).status, path).toBeLessThan(500);
+    }
   });
 });
 
