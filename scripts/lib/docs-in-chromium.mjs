@@ -8,6 +8,22 @@ import { join } from "node:path";
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const hasChromium = () => existsSync(CHROMIUM);
 
+/**
+ * Flags for headless Chromium on these machines: no sandbox (root), no background connections
+ * (the closed network refuses them), and every host but loopback unresolvable, so a page that
+ * reaches for the internet fails visibly.
+ */
+export const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+];
+
 export function renderedOperations(docsUrl) {
   const profile = mkdtempSync(join(tmpdir(), "edgehog-chromium-"));
   try {
@@ -15,15 +31,8 @@ export function renderedOperations(docsUrl) {
       CHROMIUM,
       [
         "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        ...CHROMIUM_FLAGS,
         `--user-data-dir=${profile}`,
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
         "--virtual-time-budget=15000",
         "--dump-dom",
         docsUrl,
