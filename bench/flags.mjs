@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
+import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { ROOT } from "../scripts/lib/local-worker.mjs";
 
@@ -158,6 +159,9 @@ async function seed({ base, db }, label) {
     [`bare: one KV read (${payloadBytes} B)`, { url: `${base}/__bare/kv?key=${encodeURIComponent(kvKey)}` }],
     ["/flags?v=2, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") }],
     ["/flags?v=2, 50 flags on person props/cohorts (b)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(targeted.api_token, "bench-user") }],
+    // As posthog-js 1.449 sends it from a page on another origin: gzip as text/plain, no hint.
+    ["/flags?v=2 from posthog-js: gzip text/plain with an Origin, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "text/plain", origin: "https://site.example" }, body: gzipSync(flagsBody(rollouts.api_token, "bench-user")) }],
+    ["/array/<token>/config.js (remote config, from the cached definitions)", { url: `${base}/array/${rollouts.api_token}/config.js`, headers: { origin: "https://site.example" } }],
     ["/flags/definitions 200", { url: definitionsUrl, headers: { authorization: `Bearer ${key}` } }],
     ["/flags/definitions 304", { url: definitionsUrl, headers: { authorization: `Bearer ${key}`, "if-none-match": etag } }],
   ];
@@ -219,7 +223,7 @@ for (const r of rows) {
       ? `${((r.rps / d1) * 100).toFixed(0)}% of D1 read`
       : r.name.endsWith("200")
         ? `${((r.rps / kv) * 100).toFixed(0)}% of KV read`
-        : r.name.endsWith("304")
+        : r.name.endsWith("304") || r.name.startsWith("/array/")
           ? `${((r.rps / empty) * 100).toFixed(0)}% of empty`
           : "";
   console.log(`| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${ratio} |`);

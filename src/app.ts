@@ -1,8 +1,7 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "./lib/cors";
-import { CAPTURE_PATHS, captureRoutes } from "./capture/routes";
+import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, captureRoutes } from "./capture/routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
 import { flagRoutes } from "./flags/routes";
@@ -11,7 +10,8 @@ import type { AppEnv } from "./env";
 import { endpointRoutes } from "./endpoints/routes";
 import { keyRoutes } from "./keys/routes";
 import { organizationRoutes } from "./organizations/routes";
-import { errorResponse, handleError, methodNotAllowed, notFound, payloadTooLarge } from "./lib/errors";
+import { DEFAULT_BODY_LIMIT, limitBodyByPath } from "./lib/body-limit";
+import { errorResponse, handleError, methodNotAllowed, notFound } from "./lib/errors";
 import { pathMatcher } from "./lib/method-not-allowed";
 import { analysisRoutes } from "./persons/analysis/routes";
 import { createRouter, type Router } from "./lib/route";
@@ -21,32 +21,6 @@ import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 import { sdkRoutes } from "./sdk/routes";
 import { userRoutes } from "./users/routes";
-
-/** Management bodies are small; SDK capture batches get more room (PostHog accepts 20 MB). */
-const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
-export const CAPTURE_BODY_LIMIT = 20 * 1024 * 1024;
-
-const limitBody = (maxSize: number) =>
-  bodyLimit({
-    maxSize,
-    onError: () => {
-      throw payloadTooLarge(maxSize);
-    },
-  });
-
-/** Paths whose bodies may exceed the management limit, with their own limit (first match wins). */
-const BODY_LIMITS: { paths: readonly string[]; maxSize: number }[] = [{ paths: CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }];
-
-/** Applies the body limit of the request's path: a listed path (with or without its trailing slash) or the default. */
-function limitBodyByPath(defaultMaxSize: number): MiddlewareHandler<AppEnv> {
-  const fallback = limitBody(defaultMaxSize);
-  const rules = BODY_LIMITS.map((rule) => ({ paths: new Set(rule.paths), middleware: limitBody(rule.maxSize) }));
-  return (c, next) => {
-    const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
-    const rule = rules.find((r) => r.paths.has(path));
-    return (rule?.middleware ?? fallback)(c, next);
-  };
-}
 
 /**
  * Mounts a router whose paths start with `/api/projects/{project_id}` (or `/api/environments/...`)
@@ -87,7 +61,7 @@ export function createApp() {
     await next();
   });
   app.use("*", cors({ isSdkPath }));
-  app.use("*", limitBodyByPath(MANAGEMENT_BODY_LIMIT));
+  app.use("*", limitBodyByPath(DEFAULT_BODY_LIMIT, [{ paths: CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }]));
 
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.

@@ -34,10 +34,13 @@ const captureRoute = (path: string, summary: string) =>
 /** The four capture paths PostHog SDKs use, all served by the same handler. */
 export const CAPTURE_PATHS = ["/batch", "/capture", "/e", "/i/v0/e"] as const;
 
+/** Capture batches get more room than other bodies (PostHog accepts 20 MB), compressed or decoded. */
+export const CAPTURE_BODY_LIMIT = 20 * 1024 * 1024;
+
 const router = createRouter();
 for (const path of CAPTURE_PATHS) {
   router.openapi(captureRoute(path, `Capture events (${path}/)`), async (c) => {
-    const result = await captureRequest(c.env, c.get("db"), c.req.raw);
+    const result = await captureRequest(c.env, c.get("db"), c.req.raw, CAPTURE_BODY_LIMIT);
     return c.json(result.rejected.length ? { status: 1 as const, rejected: result.rejected } : { status: 1 as const }, 200);
   });
 }

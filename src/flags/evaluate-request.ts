@@ -21,8 +21,11 @@ export interface EvaluationRequest {
   anonDistinctId?: string;
   deviceId?: string;
   flagKeys?: string[];
-  /** The caller's runtime (`server` / `client`): flags restricted to the other runtime are skipped. */
-  runtime?: string;
+  /**
+   * The caller's runtime (flags restricted to another runtime are skipped); `undetermined` gets
+   * only unrestricted flags; absent (management routes) filters nothing.
+   */
+  runtime?: "client" | "server" | "all" | "undetermined";
   /** Evaluation contexts the caller names: flags with evaluation tags are evaluated only for one of theirs. */
   contexts?: string[];
 }
@@ -73,20 +76,24 @@ async function staticMembershipOf(db: Db, personId: number, ids: number[]): Prom
  * naming no context gets every flag; an untagged flag is always evaluated).
  */
 function selection(flags: FlagDefinition[], req: EvaluationRequest): Set<string> | undefined {
-  const runtime = req.runtime === "server" || req.runtime === "client" ? req.runtime : undefined;
+  const runtime = req.runtime === "all" ? undefined : req.runtime;
   const contexts = req.contexts?.length ? new Set(req.contexts) : undefined;
   if (!req.flagKeys?.length && !runtime && !contexts) return undefined;
   const asked = req.flagKeys?.length ? new Set(req.flagKeys) : undefined;
   return new Set(
     flags
       .filter((f) => !asked || asked.has(f.key))
-      .filter((f) => {
-        const own = f.evaluation_runtime;
-        return !runtime || !own || own === "all" || own === runtime;
-      })
+      .filter((f) => !runtime || runtimeAllows(f.evaluation_runtime, runtime))
       .filter((f) => !contexts || !f.evaluation_tags?.length || f.evaluation_tags.some((tag) => contexts.has(tag)))
       .map((f) => f.key),
   );
+}
+
+/** A flag restricted to `client` or `server` (any other value means every runtime) is for that caller only. */
+function runtimeAllows(own: string | null | undefined, caller: "client" | "server" | "undetermined"): boolean {
+  const restriction = own?.toLowerCase();
+  if (restriction !== "client" && restriction !== "server") return true;
+  return restriction === caller;
 }
 
 const NO_COHORTS: ReadonlySet<number> = new Set();

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ALL_SCOPES, isKnownScope } from "../lib/auth/scopes";
 import type { Principal } from "../lib/auth/principal";
-import type { PersonalApiKey } from "./service";
+import { scopedProjectsOf, type PersonalApiKey } from "./service";
 
 /** Bounds the JSON id list a key carries into every request's scope check and project listing. */
 export const MAX_SCOPED_PROJECTS = 1000;
@@ -49,7 +49,7 @@ export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
     label: key.label,
     mask_value: key.maskValue,
     scopes: key.scopes,
-    scoped_teams: key.scopedProjects ?? [],
+    scoped_teams: scopedProjectsOf(key) ?? [],
     scoped_organizations: [],
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,

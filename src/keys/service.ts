@@ -8,6 +8,12 @@ import { nowIso } from "../lib/time";
 
 export type PersonalApiKey = typeof personalApiKeys.$inferSelect;
 
+/**
+ * The projects a stored key may reach; null = every project. An empty list means every project,
+ * as PostHog reads `scoped_teams: []` (keys created with `[]` before that rule were stored as such).
+ */
+export const scopedProjectsOf = (key: PersonalApiKey): number[] | null => (key.scopedProjects?.length ? key.scopedProjects : null);
+
 /** `last_used_at` is written at most this often per key, so hot paths do not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
@@ -30,7 +36,7 @@ export async function authenticateKey(db: Db, rootKey: string, secret: string): 
     keyId: key.id,
     label: key.label,
     scopes: key.scopes,
-    scopedProjects: key.scopedProjects ?? null,
+    scopedProjects: scopedProjectsOf(key),
   };
 }
 

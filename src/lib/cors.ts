@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { errorResponse, permissionDenied } from "./errors";
+import { withoutTrailingSlash } from "./path";
 
 /**
  * Cross-origin access. The SDK surface is called by posthog-js from any site, so, as PostHog's
@@ -32,16 +33,18 @@ function listedOrigins(raw: string | undefined): Set<string> {
 
 export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
-    const sdk = policy.isSdkPath(path);
+    const sdk = policy.isSdkPath(withoutTrailingSlash(c.req.path));
     const origin = c.req.header("origin");
     const preflight = c.req.method === "OPTIONS";
+    const listed = listedOrigins(c.env.CORS_ALLOWED_ORIGINS);
+    // Responses differ by origin wherever some origin gets CORS headers: caches must keep them apart
+    // (remote config is cacheable, and a copy fetched without an Origin must not serve a browser).
+    if (sdk || listed.size) c.header("Vary", "Origin");
     if (!origin) {
       // Not a browser's cross-origin call. SDK paths still answer OPTIONS, as PostHog's capture does.
       if (preflight && sdk) return c.body(null, 204, { Allow: SDK_METHODS });
       return next();
     }
-    const listed = listedOrigins(c.env.CORS_ALLOWED_ORIGINS);
     const allowed = sdk || listed.has("*") || listed.has(origin);
     if (!allowed) {
       if (preflight) {
@@ -51,7 +54,6 @@ export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
     }
     c.header("Access-Control-Allow-Origin", origin);
     c.header("Access-Control-Allow-Credentials", "true");
-    c.header("Vary", "Origin");
     if (!preflight) return next();
     return c.body(null, 204, {
       "Access-Control-Allow-Methods": sdk ? SDK_METHODS : MANAGEMENT_METHODS,

@@ -1,4 +1,4 @@
-import { validationError } from "./errors";
+import { payloadTooLarge, validationError } from "./errors";
 
 /**
  * The one decoder for bodies PostHog SDKs send to capture, `/flags` and `/decide`, whatever the
@@ -18,27 +18,33 @@ export interface SdkBody {
 export interface SdkBodyHints {
   contentType?: string | null;
   contentEncoding?: string | null;
+  /**
+   * The most bytes a body may decode to. A few hundred kilobytes of gzip can expand to gigabytes,
+   * far past a Worker's memory, so decompression stops there with a 413.
+   */
+  maxDecodedBytes: number;
 }
 
 const malformed = (what: string) => validationError(`Malformed request data: ${what}.`, null, "invalid_payload");
 
 export async function decodeSdkBody(body: ArrayBuffer, hints: SdkBodyHints): Promise<SdkBody> {
+  const limit = hints.maxDecodedBytes;
   let bytes = new Uint8Array(body);
   if (!bytes.length) return { payload: undefined, form: null };
-  if (isGzip(bytes) || /gzip/i.test(hints.contentEncoding ?? "")) bytes = await gunzip(bytes);
+  if (isGzip(bytes) || /gzip/i.test(hints.contentEncoding ?? "")) bytes = await gunzip(bytes, limit);
 
   const text = new TextDecoder().decode(bytes);
   if (/x-www-form-urlencoded/i.test(hints.contentType ?? "") || (/^data=/.test(text) && !looksLikeJson(text))) {
     const form = new URLSearchParams(text);
     const data = form.get("data");
     if (data === null) throw validationError("The form body has no `data` field.", "data", "invalid_payload");
-    return { payload: await decodeText(data), form };
+    return { payload: await decodeText(data, limit), form };
   }
-  return { payload: await decodeText(text), form: null };
+  return { payload: await decodeText(text, limit), form: null };
 }
 
 /** JSON text, or base64 (standard or URL-safe) of JSON or of gzip-compressed JSON. */
-async function decodeText(text: string): Promise<unknown> {
+async function decodeText(text: string, limit: number): Promise<unknown> {
   const trimmed = text.trim();
   if (looksLikeJson(trimmed)) return parseJson(trimmed);
   let raw = fromBase64(trimmed);
@@ -46,7 +52,7 @@ async function decodeText(text: string): Promise<unknown> {
     // Neither JSON-looking nor base64: let JSON.parse accept what it can (`42`, `"x"`) or refuse it.
     return parseJson(trimmed);
   }
-  if (isGzip(raw)) raw = await gunzip(raw);
+  if (isGzip(raw)) raw = await gunzip(raw, limit);
   return parseJson(new TextDecoder().decode(raw));
 }
 
@@ -73,11 +79,31 @@ function parseJson(text: string): unknown {
 
 const isGzip = (bytes: Uint8Array) => bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 
-async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+/** Decompresses chunk by chunk, refusing (413) as soon as the output passes `limit` bytes. */
+async function gunzip(bytes: Uint8Array<ArrayBuffer>, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
   try {
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  } catch {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw payloadTooLarge(limit);
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw err;
+    }
     throw malformed("the body could not be decompressed");
   }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
 }

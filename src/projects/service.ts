@@ -2,6 +2,7 @@ import { count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import type { Principal } from "../lib/auth/principal";
+import { validationError } from "../lib/errors";
 import { randomToken } from "../lib/crypto";
 import type { Page } from "../lib/pagination";
 
@@ -74,4 +75,22 @@ export async function missingProjectIds(db: Db, ids: number[]): Promise<number[]
 export async function currentProjectOf(db: Db, principal: Principal): Promise<{ project?: Project; reachable: Project[] }> {
   const { rows, count } = await listProjects(db, principal, { limit: 10, offset: 0 });
   return { project: count === 1 ? rows[0] : undefined, reachable: rows };
+}
+
+/**
+ * `@current`, as PostHog accepts it in a project path: the project of the SDK's `?token=` when it
+ * sends one (posthog-node 5, posthog-python), else the key's only project; undefined when there is
+ * none. A key reaching several projects gets a 400 naming them. Whether the key may reach the
+ * project is the caller's check, as for any project id.
+ */
+export async function resolveCurrentProject(db: Db, principal: Principal, token: string | undefined): Promise<Project | undefined> {
+  if (token) return getProjectByToken(db, token);
+  const { project, reachable } = await currentProjectOf(db, principal);
+  if (project || !reachable.length) return project;
+  const ids = reachable.map((p) => p.id).join(", ");
+  throw validationError(
+    `@current is ambiguous: this key reaches several projects (${ids}${reachable.length >= 10 ? ", ..." : ""}). ` +
+      "Use the project's id in the path, or send the project token as ?token=.",
+    "project_id",
+  );
 }

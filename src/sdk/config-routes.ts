@@ -7,29 +7,7 @@ import { authenticationFailed, notFound } from "../lib/errors";
 import { jsonResponse as json } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { isWellFormedProjectToken } from "../projects/service";
-import { remoteConfigJson, remoteConfigScript } from "./remote-config";
-
-const RemoteConfigSchema = z
-  .object({
-    supportedCompression: z.array(z.string()),
-    hasFeatureFlags: z.boolean().openapi({ description: "Whether the project has an active flag (posthog-js then loads flags at once)." }),
-    analytics: z.object({ endpoint: z.string() }).openapi({ description: "Where posthog-js sends events." }),
-    elementsChainAsString: z.boolean(),
-    defaultIdentifiedOnly: z.boolean(),
-    autocapture_opt_out: z.boolean(),
-    sessionRecording: z.literal(false),
-    sessionRecordingDisabledReason: z.string(),
-    heatmaps: z.literal(false),
-    captureDeadClicks: z.literal(false),
-    capturePerformance: z.literal(false),
-    autocaptureExceptions: z.literal(false),
-    errorTracking: z.object({ autocaptureExceptions: z.literal(false), suppressionRules: z.array(z.unknown()).openapi({ description: "Always empty." }) }),
-    logs: z.object({ captureConsoleLogs: z.literal(false) }),
-    conversations: z.literal(false),
-    productTours: z.literal(false),
-    siteApps: z.array(z.unknown()).openapi({ description: "Always empty: no site apps." }),
-  })
-  .openapi("RemoteConfig", { description: "posthog-js settings; products edgehog does not have are off (docs/compatibility.md)." });
+import { RemoteConfigSchema, remoteConfigJson, remoteConfigScript } from "./remote-config";
 
 const Params = z.object({
   token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The project token (`phc_...`)", example: "phc_..." }),
@@ -42,7 +20,7 @@ const config = defineRoute({
   summary: "Remote config for posthog-js (JSON)",
   auth: { kind: "project_token" },
   request: { params: Params },
-  responses: { 200: json(RemoteConfigSchema, "The project's remote config"), 404: json(z.object({}).passthrough(), "Unknown project token") },
+  responses: { 200: json(RemoteConfigSchema, "The project's remote config") },
 });
 
 const script = defineRoute({
@@ -54,7 +32,6 @@ const script = defineRoute({
   request: { params: Params },
   responses: {
     200: { description: "JavaScript", content: { "application/javascript": { schema: z.string() } } },
-    404: json(z.object({}).passthrough(), "Unknown project token"),
   },
 });
 

@@ -23,7 +23,10 @@ const Body = z
       .array(z.string())
       .optional()
       .openapi({ description: "Flags with evaluation tags are evaluated only when one of their tags is named here (`evaluation_environments` is accepted too)." }),
-    evaluation_runtime: z.enum(["client", "server"]).optional().openapi({ description: "Default: `client` for a browser (an Origin header), else any." }),
+    evaluation_runtime: z
+      .enum(["client", "server", "all"])
+      .optional()
+      .openapi({ description: "Default: detected from the User-Agent, else `client` when browser headers (Origin, Referer, Sec-Fetch-*) are present; an undetermined caller gets only flags without a runtime restriction." }),
   })
   .passthrough()
   .openapi("FlagsRequest");
@@ -80,7 +83,7 @@ function wantsConfig(c: Context<AppEnv>, api: "flags" | "decide"): boolean {
 async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
   const raw = await sdkBodyOf(c);
   const token = tokenOf(raw, c.req.query("token"));
-  const req = evaluationRequestOf(raw, c.req.header("origin") !== undefined);
+  const req = evaluationRequestOf(raw, c.req.raw.headers);
   const version = Number.parseInt(c.req.query("v") ?? "", 10);
   const shape = shapeFor(api, Number.isNaN(version) ? 1 : version);
   const evaluation = await evaluateForRequest(c.env, c.get("db"), token, req, (p) => c.executionCtx.waitUntil(p));

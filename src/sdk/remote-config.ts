@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { FlagDefinition } from "../flags/evaluation/types";
 
 /**
@@ -12,25 +13,29 @@ import type { FlagDefinition } from "../flags/evaluation/types";
  * (`false`): when it is missing, posthog-js falls back to a recording config it may have stored
  * from an earlier PostHog session.
  */
-export interface RemoteConfig {
-  supportedCompression: string[];
-  hasFeatureFlags: boolean;
-  analytics: { endpoint: string };
-  elementsChainAsString: boolean;
-  defaultIdentifiedOnly: boolean;
-  autocapture_opt_out: boolean;
-  sessionRecording: false;
-  sessionRecordingDisabledReason: string;
-  heatmaps: false;
-  captureDeadClicks: false;
-  capturePerformance: false;
-  autocaptureExceptions: false;
-  errorTracking: { autocaptureExceptions: false; suppressionRules: never[] };
-  logs: { captureConsoleLogs: false };
-  conversations: false;
-  productTours: false;
-  siteApps: never[];
-}
+export const RemoteConfigSchema = z
+  .object({
+    supportedCompression: z.array(z.string()),
+    hasFeatureFlags: z.boolean().openapi({ description: "Whether the project has an active flag (posthog-js then loads flags at once)." }),
+    analytics: z.object({ endpoint: z.string() }).openapi({ description: "Where posthog-js sends events." }),
+    elementsChainAsString: z.boolean(),
+    defaultIdentifiedOnly: z.boolean(),
+    autocapture_opt_out: z.boolean(),
+    sessionRecording: z.literal(false),
+    sessionRecordingDisabledReason: z.string(),
+    heatmaps: z.literal(false),
+    captureDeadClicks: z.literal(false),
+    capturePerformance: z.literal(false),
+    autocaptureExceptions: z.literal(false),
+    errorTracking: z.object({ autocaptureExceptions: z.literal(false), suppressionRules: z.array(z.unknown()).openapi({ description: "Always empty." }) }),
+    logs: z.object({ captureConsoleLogs: z.literal(false) }),
+    conversations: z.literal(false),
+    productTours: z.literal(false),
+    siteApps: z.array(z.unknown()).openapi({ description: "Always empty: no site apps." }),
+  })
+  .openapi("RemoteConfig", { description: "posthog-js settings; products edgehog does not have are off (docs/compatibility.md)." });
+
+export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
 export function remoteConfig(flags: readonly FlagDefinition[]): RemoteConfig {
   return {

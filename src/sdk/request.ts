@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import type { EvaluationRequest } from "../flags/evaluate-request";
 import { authenticationFailed, validationError } from "../lib/errors";
+import { DEFAULT_BODY_LIMIT } from "../lib/body-limit";
 import { decodeSdkBody } from "../lib/sdk-body";
+import { callerRuntime } from "./runtime";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -10,6 +12,7 @@ export async function sdkBodyOf(c: Context): Promise<Record<string, unknown>> {
   const { payload } = await decodeSdkBody(await c.req.arrayBuffer(), {
     contentType: c.req.header("content-type"),
     contentEncoding: c.req.header("content-encoding"),
+    maxDecodedBytes: DEFAULT_BODY_LIMIT,
   });
   if (payload === undefined) return {};
   if (!isObject(payload)) throw validationError("Malformed request data: the body must be a JSON object.", null, "invalid_payload");
@@ -28,14 +31,19 @@ export function tokenOf(body: Record<string, unknown>, query?: string): string {
 const firstObject = (...values: unknown[]) => values.find(isObject) as Record<string, unknown> | undefined;
 const firstString = (...values: unknown[]) => values.find((v) => typeof v === "string" && v !== "") as string | undefined;
 
-const stringsOf = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v !== "") : undefined);
+/** `evaluation_contexts` (or its older name): a list of strings, or absent. */
+function contextsOf(body: Record<string, unknown>): string[] | undefined {
+  const value = body.evaluation_contexts ?? body.evaluation_environments;
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw validationError("evaluation_contexts must be a list of strings", "evaluation_contexts");
+  return value.filter((v): v is string => typeof v === "string" && v !== "");
+}
 
 /**
  * The evaluation request of a /flags or /decide body, with PostHog's field aliases (flag-eval.md §6.1).
- * `fromBrowser`: the request came from a browser (it sent an Origin), so, when the body names no
- * runtime, it is a `client` caller, as PostHog's flags service detects it.
+ * `headers` tell the caller's runtime when the body does not name one (see runtime.ts).
  */
-export function evaluationRequestOf(body: Record<string, unknown>, fromBrowser = false): EvaluationRequest {
+export function evaluationRequestOf(body: Record<string, unknown>, headers: { get(name: string): string | null | undefined }): EvaluationRequest {
   const raw = body.distinct_id ?? body.$distinct_id;
   if (raw === undefined || raw === null || raw === "") throw validationError("distinct_id is required", "distinct_id", "required");
   const distinctId = (typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : JSON.stringify(raw)).slice(0, 200);
@@ -48,7 +56,7 @@ export function evaluationRequestOf(body: Record<string, unknown>, fromBrowser =
     anonDistinctId: firstString(body.$anon_distinct_id, body.anon_distinct_id),
     deviceId: firstString(body.$device_id, body.device_id),
     flagKeys: Array.isArray(flagKeys) ? flagKeys.filter((k): k is string => typeof k === "string") : undefined,
-    runtime: firstString(body.evaluation_runtime) ?? (fromBrowser ? "client" : undefined),
-    contexts: stringsOf(body.evaluation_contexts ?? body.evaluation_environments),
+    runtime: callerRuntime(body.evaluation_runtime, headers),
+    contexts: contextsOf(body),
   };
 }

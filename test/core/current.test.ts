@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createKey, createProject, envelope } from "../helpers";
 
@@ -51,6 +52,13 @@ describe("/api/personal_api_keys/@current", () => {
     expect(unscoped.json).toMatchObject({ scoped_teams: [], scoped_organizations: [] });
     const scoped = await call("/api/personal_api_keys/@current", { key: await createKey(["feature_flag:read"], [two.id]) });
     expect(scoped.json).toMatchObject({ scoped_teams: [two.id], scoped_organizations: [] });
+  });
+
+  it("reads a key stored with an empty project list as reaching every project, as it renders it", async () => {
+    const created = await call("/api/personal_api_keys/", { method: "POST", body: { label: "stored empty", scopes: ["project:read"], scoped_teams: [two.id] } });
+    await env.DB.prepare("UPDATE personal_api_keys SET scoped_projects = '[]' WHERE id = ?").bind(created.json.id).run();
+    expect((await call(`/api/projects/${one.id}/`, { key: created.json.value })).status).toBe(200);
+    expect((await call("/api/personal_api_keys/@current/", { key: created.json.value })).json.scoped_teams).toEqual([]);
   });
 
   it("treats scoped_teams: [] at creation as every project, as it renders it", async () => {

@@ -123,6 +123,22 @@ describe("SDK bodies", () => {
     expect(badGzip.status).toBe(400);
     expect(envelope(badGzip).code).toBe("invalid_payload");
   });
+
+  it("stops decompressing a gzip bomb at the route's limit (413), before any token check", async () => {
+    // A few kilobytes of gzip that expand past /flags' 1 MiB and capture's 20 MiB.
+    const bomb = async (bytes: number) => gzip(" ".repeat(bytes));
+    const flags = await call("/flags/?v=2", { method: "POST", key: null, rawBody: await bomb(2 * 1024 * 1024), headers: { "content-type": "text/plain" } });
+    expect(flags.status).toBe(413);
+    expect(envelope(flags).code).toBe("payload_too_large");
+    const inBase64 = btoa(String.fromCharCode(...new Uint8Array(await bomb(2 * 1024 * 1024))));
+    const form = await call("/decide/?v=3", { method: "POST", key: null, rawBody: `data=${encodeURIComponent(inBase64)}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(form.status).toBe(413);
+    const capture = await call("/batch/", { method: "POST", key: null, rawBody: await bomb(21 * 1024 * 1024), headers: { "content-type": "text/plain" } });
+    expect(capture.status).toBe(413);
+    // Under the limit, the same kind of body is only malformed JSON.
+    const small = await call("/flags/?v=2", { method: "POST", key: null, rawBody: await gzip(" ".repeat(1000) + "{"), headers: { "content-type": "text/plain" } });
+    expect(small.status).toBe(400);
+  });
 });
 
 describe("odd input", () => {
@@ -181,6 +197,8 @@ describe("remote config", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe(SITE);
     expect(res.headers.get("cache-control")).toContain("max-age");
+    // Cacheable, so a copy fetched without an Origin must never answer a browser.
+    expect((await call(`/array/${project.api_token}/config`, { key: null })).headers.get("vary")).toContain("Origin");
     expect(res.json).toMatchObject({
       supportedCompression: ["gzip", "gzip-js"],
       hasFeatureFlags: true,
@@ -239,9 +257,24 @@ describe("what posthog-js sends on /flags", () => {
     expect(Object.keys(legacyName.json.flags)).not.toContain("web-only");
   });
 
-  it("treats a browser (a request with an Origin) as a client runtime unless the body names one", async () => {
-    expect(Object.keys((await evaluate({}, { origin: SITE })).json.flags)).not.toContain("server-only");
-    expect(Object.keys((await evaluate({})).json.flags)).toContain("server-only");
+  it("detects the caller's runtime as PostHog does: body, then User-Agent, then browser headers", async () => {
+    await createFlag({ key: "client-only", evaluation_runtime: "client", filters: { groups: [{ rollout_percentage: 100 }] } });
+    const keys = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => Object.keys((await evaluate(body, headers)).json.flags).sort();
+    const unrestricted = ["everyone", "web-only"];
+    expect(await keys({}, { origin: SITE })).toEqual(["client-only", ...unrestricted]);
+    expect(await keys({}, { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0" })).toEqual(["client-only", ...unrestricted]);
+    expect(await keys({}, { "user-agent": "posthog-node/5.70.0" })).toEqual(["everyone", "server-only", "web-only"]);
+    expect(await keys({}, { "user-agent": "posthog-ios/3.0.0" })).toEqual(["client-only", ...unrestricted]);
+    expect(await keys({ evaluation_runtime: "SERVER" }, { origin: SITE })).toEqual(["everyone", "server-only", "web-only"]);
+    expect(await keys({ evaluation_runtime: "all" })).toEqual(["client-only", "everyone", "server-only", "web-only"]);
+    // Nothing tells: only the flags without a runtime restriction.
+    expect(await keys({})).toEqual(unrestricted);
+  });
+
+  it("refuses evaluation contexts that are not a list", async () => {
+    const res = await evaluate({ evaluation_contexts: "web" });
+    expect(res.status).toBe(400);
+    expect(envelope(res).attr).toBe("evaluation_contexts");
   });
 
   it("hashes $device_id for device-bucketed flags", async () => {

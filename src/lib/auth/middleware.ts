@@ -1,8 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../env";
 import { authenticateKey, recordKeyUse } from "../../keys/service";
-import { currentProjectOf, getProject, getProjectByToken, type Project } from "../../projects/service";
-import { authenticationFailed, notAuthenticated, notFound, permissionDenied, validationError } from "../errors";
+import type { Db } from "../../db/client";
+import { getProject, resolveCurrentProject, type Project } from "../../projects/service";
+import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from "../errors";
 import { canReachProject, type Principal } from "./principal";
 import { firstMissingScope, type Scope } from "./scopes";
 
@@ -52,7 +53,8 @@ export function authenticate(
 }
 
 async function resolveProject(c: Parameters<MiddlewareHandler<AppEnv>>[0], principal: Principal, raw: string) {
-  const project = raw === "@current" ? await currentProject(c, principal) : await projectById(c, raw);
+  const db = c.get("db");
+  const project = raw === "@current" ? await resolveCurrentProject(db, principal, c.req.query("token")) : await projectById(db, raw);
   if (!project) throw notFound("Project not found.");
   if (!canReachProject(principal, project.id)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);
@@ -60,24 +62,7 @@ async function resolveProject(c: Parameters<MiddlewareHandler<AppEnv>>[0], princ
   c.set("project", project);
 }
 
-function projectById(c: Parameters<MiddlewareHandler<AppEnv>>[0], raw: string): Promise<Project | undefined> | undefined {
+function projectById(db: Db, raw: string): Promise<Project | undefined> | undefined {
   const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-  return Number.isSafeInteger(id) ? getProject(c.get("db"), id) : undefined;
-}
-
-/**
- * `@current`, as PostHog accepts it in a project path: the project of `?token=` when the SDK sends
- * one (posthog-node 5, posthog-python), else the key's only project.
- */
-async function currentProject(c: Parameters<MiddlewareHandler<AppEnv>>[0], principal: Principal): Promise<Project | undefined> {
-  const token = c.req.query("token");
-  if (token) return getProjectByToken(c.get("db"), token);
-  const { project, reachable } = await currentProjectOf(c.get("db"), principal);
-  if (project || !reachable.length) return project;
-  const ids = reachable.map((p) => p.id).join(", ");
-  throw validationError(
-    `@current is ambiguous: this key reaches several projects (${ids}${reachable.length >= 10 ? ", ..." : ""}). ` +
-      "Use the project's id in the path, or send the project token as ?token=.",
-    "project_id",
-  );
+  return Number.isSafeInteger(id) ? getProject(db, id) : undefined;
 }
