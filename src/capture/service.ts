@@ -17,7 +17,7 @@ export interface CaptureResult {
  * each event (bad ones are reported, good ones kept), then store and process the good ones.
  */
 export async function captureRequest(env: Env, db: Db, request: Request, maxDecodedBytes: number): Promise<CaptureResult> {
-  const { payload, form } = await decodeSdkBody(await request.arrayBuffer(), {
+  const { payload, form } = decodeSdkBody(await request.arrayBuffer(), {
     contentType: request.headers.get("content-type"),
     contentEncoding: request.headers.get("content-encoding"),
     maxDecodedBytes,

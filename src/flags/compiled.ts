@@ -18,6 +18,8 @@ export interface CompiledDefinitions {
   groupIndexByName: ReadonlyMap<string, number>;
   /** Group property keys active flags filter on, by group type index. */
   groupKeys: ReadonlyMap<number, string[]>;
+  /** Some flag is restricted to a runtime or to evaluation contexts, so callers see different flag sets. */
+  restrictsCallers: boolean;
 }
 
 const compiled = new WeakMap<DefinitionsPayload, CompiledDefinitions>();
@@ -55,6 +57,9 @@ function compile(payload: DefinitionsPayload): CompiledDefinitions {
     continuity,
     groupIndexByName: new Map(Object.entries(payload.group_type_mapping).map(([i, name]) => [name, Number(i)])),
     groupKeys: new Map([...groupKeys].map(([index, keys]) => [index, [...keys]])),
+    restrictsCallers: payload.flags.some(
+      (f) => /^(client|server)$/i.test(f.evaluation_runtime ?? "") || (Array.isArray(f.evaluation_tags) && f.evaluation_tags.length > 0),
+    ),
   };
 }
 

@@ -75,9 +75,12 @@ async function staticMembershipOf(db: Db, personId: number, ids: number[]): Prom
  * flags none of whose evaluation tags the request names as a context (PostHog's rule: a request
  * naming no context gets every flag; an untagged flag is always evaluated).
  */
-function selection(flags: FlagDefinition[], req: EvaluationRequest): Set<string> | undefined {
-  const runtime = req.runtime === "all" ? undefined : req.runtime;
-  const contexts = req.contexts?.length ? new Set(req.contexts) : undefined;
+function selection(compiled: CompiledDefinitions, req: EvaluationRequest): Set<string> | undefined {
+  const flags = compiled.payload.flags;
+  // Without restricted flags, runtime and contexts select nothing away: skip building the set.
+  const restricting = compiled.restrictsCallers;
+  const runtime = req.runtime === "all" || !restricting ? undefined : req.runtime;
+  const contexts = req.contexts?.length && restricting ? new Set(req.contexts) : undefined;
   if (!req.flagKeys?.length && !runtime && !contexts) return undefined;
   const asked = req.flagKeys?.length ? new Set(req.flagKeys) : undefined;
   return new Set(
@@ -160,7 +163,7 @@ export async function evaluateForRequest(
   const payload = payloadOf(cached);
   const compiled = compiledOf(payload);
   const projectId = cached.projectId;
-  const only = selection(payload.flags, req);
+  const only = selection(compiled, req);
   const sent = isObject(req.personProperties) ? req.personProperties : {};
 
   const stored = needsStoredPerson(compiled, sent) ? await storedPersonData(db, projectId, cached.staticCohorts, compiled.continuity, req) : undefined;

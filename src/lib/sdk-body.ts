@@ -26,26 +26,28 @@ export interface SdkBodyHints {
   maxDecodedBytes: number;
 }
 
+const utf8 = new TextDecoder();
+
 const malformed = (what: string) => validationError(`Malformed request data: ${what}.`, null, "invalid_payload");
 
-export async function decodeSdkBody(body: ArrayBuffer, hints: SdkBodyHints): Promise<SdkBody> {
+export function decodeSdkBody(body: ArrayBuffer, hints: SdkBodyHints): SdkBody {
   const limit = hints.maxDecodedBytes;
   let bytes: Uint8Array = new Uint8Array(body);
   if (!bytes.length) return { payload: undefined, form: null };
   if (isGzip(bytes) || /gzip/i.test(hints.contentEncoding ?? "")) bytes = gunzip(bytes, limit);
 
-  const text = new TextDecoder().decode(bytes);
+  const text = utf8.decode(bytes);
   if (/x-www-form-urlencoded/i.test(hints.contentType ?? "") || (/^data=/.test(text) && !looksLikeJson(text))) {
     const form = new URLSearchParams(text);
     const data = form.get("data");
     if (data === null) throw validationError("The form body has no `data` field.", "data", "invalid_payload");
-    return { payload: await decodeText(data, limit), form };
+    return { payload: decodeText(data, limit), form };
   }
-  return { payload: await decodeText(text, limit), form: null };
+  return { payload: decodeText(text, limit), form: null };
 }
 
 /** JSON text, or base64 (standard or URL-safe) of JSON or of gzip-compressed JSON. */
-async function decodeText(text: string, limit: number): Promise<unknown> {
+function decodeText(text: string, limit: number): unknown {
   const trimmed = text.trim();
   if (looksLikeJson(trimmed)) return parseJson(trimmed);
   let raw = fromBase64(trimmed);
@@ -54,7 +56,7 @@ async function decodeText(text: string, limit: number): Promise<unknown> {
     return parseJson(trimmed);
   }
   if (isGzip(raw)) raw = gunzip(raw, limit);
-  return parseJson(new TextDecoder().decode(raw));
+  return parseJson(utf8.decode(raw));
 }
 
 const looksLikeJson = (text: string) => /^\s*[{["]/.test(text);

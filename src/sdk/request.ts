@@ -9,7 +9,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /** The body of a /flags or /decide request as an object (`{}` when empty), whatever its encoding. */
 export async function sdkBodyOf(c: Context): Promise<Record<string, unknown>> {
-  const { payload } = await decodeSdkBody(await c.req.arrayBuffer(), {
+  const { payload } = decodeSdkBody(await c.req.arrayBuffer(), {
     contentType: c.req.header("content-type"),
     contentEncoding: c.req.header("content-encoding"),
     maxDecodedBytes: DEFAULT_BODY_LIMIT,
