@@ -22,6 +22,12 @@ export interface CompiledDefinitions {
   restrictsCallers: boolean;
 }
 
+/** The runtime a flag is restricted to; any other value (`all`, none, unknown) means every runtime, as PostHog reads it. */
+export function runtimeRestrictionOf(flag: FlagDefinition): "client" | "server" | undefined {
+  const runtime = flag.evaluation_runtime?.toLowerCase();
+  return runtime === "client" || runtime === "server" ? runtime : undefined;
+}
+
 const compiled = new WeakMap<DefinitionsPayload, CompiledDefinitions>();
 
 function compile(payload: DefinitionsPayload): CompiledDefinitions {
@@ -57,9 +63,7 @@ function compile(payload: DefinitionsPayload): CompiledDefinitions {
     continuity,
     groupIndexByName: new Map(Object.entries(payload.group_type_mapping).map(([i, name]) => [name, Number(i)])),
     groupKeys: new Map([...groupKeys].map(([index, keys]) => [index, [...keys]])),
-    restrictsCallers: payload.flags.some(
-      (f) => /^(client|server)$/i.test(f.evaluation_runtime ?? "") || (Array.isArray(f.evaluation_tags) && f.evaluation_tags.length > 0),
-    ),
+    restrictsCallers: payload.flags.some((f) => runtimeRestrictionOf(f) !== undefined || (Array.isArray(f.evaluation_tags) && f.evaluation_tags.length > 0)),
   };
 }
 

@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";
 import { findPersonByDistinctId } from "../persons/lookup";
-import { compiledOf, needsStoredGroup, needsStoredPerson, type CompiledDefinitions } from "./compiled";
+import { compiledOf, needsStoredGroup, needsStoredPerson, runtimeRestrictionOf, type CompiledDefinitions } from "./compiled";
 import { payloadOf, readDefinitions } from "./definitions-cache";
 import { FlagEvaluationError, unavailable, withFailedKeys } from "./evaluation/errors";
 import { evaluateFlags } from "./evaluation/matcher";
@@ -86,17 +86,13 @@ function selection(compiled: CompiledDefinitions, req: EvaluationRequest): Set<s
   return new Set(
     flags
       .filter((f) => !asked || asked.has(f.key))
-      .filter((f) => !runtime || runtimeAllows(f.evaluation_runtime, runtime))
+      .filter((f) => {
+        const restriction = runtimeRestrictionOf(f);
+        return !runtime || !restriction || restriction === runtime;
+      })
       .filter((f) => !contexts || !f.evaluation_tags?.length || f.evaluation_tags.some((tag) => contexts.has(tag)))
       .map((f) => f.key),
   );
-}
-
-/** A flag restricted to `client` or `server` (any other value means every runtime) is for that caller only. */
-function runtimeAllows(own: string | null | undefined, caller: "client" | "server" | "undetermined"): boolean {
-  const restriction = own?.toLowerCase();
-  if (restriction !== "client" && restriction !== "server") return true;
-  return restriction === caller;
 }
 
 const NO_COHORTS: ReadonlySet<number> = new Set();
