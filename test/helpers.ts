@@ -48,6 +48,13 @@ export async function createKey(scopes: string[], scopedTeams?: number[]) {
   return res.json.value as string;
 }
 
+/** Creates a feature flag in a project through the API (root key), failing the test on any other status than 201. */
+export async function createFlag(projectId: number, body: unknown) {
+  const res = await call(`/api/projects/${projectId}/feature_flags/`, { method: "POST", body });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.json;
+}
+
 /** Asserts PostHog's error envelope and returns it. */
 export function envelope(res: { json: any }) {
   const body = res.json;

@@ -22,3 +22,10 @@ export async function newProject(name = `interop ${Math.random().toString(36).sl
   if (res.status !== 201) throw new Error(`project creation failed: ${res.status}`);
   return res.json as { id: number; api_token: string };
 }
+
+/** Creates a feature flag in a project through the API (root key), failing on any other status than 201. */
+export async function createFlag(projectId: number, body: Record<string, unknown>) {
+  const res = await api(`/api/projects/${projectId}/feature_flags/`, { method: "POST", body });
+  if (res.status !== 201) throw new Error(`flag ${body.key}: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json;
+}

@@ -1,6 +1,6 @@
 import { PostHog } from "posthog-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, newProject, workerUrl } from "./client";
+import { api, newProject, workerUrl, createFlag as createProjectFlag } from "./client";
 
 /**
  * posthog-node, unmodified, pointed at the running worker: one client polls /flags/definitions
@@ -30,11 +30,7 @@ const propertiesOf = (i: number) => ({
   country: i % 5 === 0 ? "DE" : "US",
 });
 
-async function createFlag(body: Record<string, unknown>) {
-  const res = await api(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(`flag ${body.key}: ${res.status} ${JSON.stringify(res.json)}`);
-  return res.json;
-}
+const createFlag = (body: Record<string, unknown>) => createProjectFlag(project.id, body);
 
 async function createCohort(name: string, properties: unknown): Promise<number> {
   const res = await api(`/api/projects/${project.id}/cohorts/`, { method: "POST", body: { name, filters: { properties } } });

@@ -4,7 +4,7 @@ import type { PostHog } from "posthog-js";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumAvailable, launchChromium, serveFiles, watchPage } from "./browser";
-import { api, newProject, workerUrl } from "./client";
+import { api, newProject, workerUrl, createFlag as createProjectFlag } from "./client";
 
 /**
  * posthog-js, unmodified (its `dist/array.js` browser bundle, the one the snippet loads), in
@@ -40,10 +40,7 @@ let context: BrowserContext;
 let page: Page;
 let watched: ReturnType<typeof watchPage>;
 
-async function createFlag(body: Record<string, unknown>) {
-  const res = await api(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(`flag ${body.key}: ${res.status} ${JSON.stringify(res.json)}`);
-}
+const createFlag = (body: Record<string, unknown>) => createProjectFlag(project.id, body);
 
 /** What the browser SDK reports for the given flags: value and (parsed) payload. */
 const flagsInPage = (keys: string[]) =>

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject, envelope } from "../helpers";
+import { call, createKey, createProject, envelope, createFlag as createProjectFlag } from "../helpers";
 
 /**
  * What posthog-js needs from the SDK surface: CORS from any site, bodies as it sends them (gzip
@@ -12,11 +12,7 @@ async function gzip(text: string): Promise<ArrayBuffer> {
   return new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
 }
 
-const createFlag = async (body: unknown) => {
-  const res = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(res.text);
-  return res.json;
-};
+const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
 beforeAll(async () => {
   project = await createProject();

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject } from "../helpers";
+import { call, createProject, createFlag as createProjectFlag } from "../helpers";
 
 /**
  * One flag that cannot be evaluated fails alone (flag-eval.md §5 error records): the API refuses
@@ -10,11 +10,7 @@ import { call, createProject } from "../helpers";
 let project: { id: number; api_token: string };
 const flags = (body: Record<string, unknown> = {}, version = 2) =>
   call(`/flags/?v=${version}`, { method: "POST", key: null, body: { token: project.api_token, distinct_id: "someone", ...body } });
-const createFlag = async (body: unknown) => {
-  const res = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(res.text);
-  return res.json as { id: number };
-};
+const createFlag = (body: unknown): Promise<{ id: number }> => createProjectFlag(project.id, body);
 
 beforeAll(async () => {
   project = await createProject();

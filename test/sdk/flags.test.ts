@@ -1,15 +1,11 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject, envelope } from "../helpers";
+import { call, createKey, createProject, envelope, createFlag as createProjectFlag } from "../helpers";
 
 let project: { id: number; api_token: string };
 const flagsUrl = (v = "2") => `/flags/?v=${v}`;
 const evaluate = (body: Record<string, unknown>, path = flagsUrl()) => call(path, { method: "POST", key: null, body: { token: project.api_token, ...body } });
-const createFlag = async (body: unknown) => {
-  const res = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(res.text);
-  return res.json;
-};
+const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
 beforeAll(async () => {
   project = await createProject();

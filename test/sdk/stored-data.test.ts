@@ -1,16 +1,12 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject } from "../helpers";
+import { call, createKey, createProject, createFlag as createProjectFlag } from "../helpers";
 
 /** /flags with data that lives in D1: cohorts (static and dynamic), groups, continuity overrides. */
 let project: { id: number; api_token: string };
 const evaluate = async (body: Record<string, unknown>) =>
   (await call("/flags/?v=2", { method: "POST", key: null, body: { token: project.api_token, ...body } })).json.flags;
-const createFlag = async (body: unknown) => {
-  const res = await call(`/api/projects/${project.id}/feature_flags/`, { method: "POST", body });
-  if (res.status !== 201) throw new Error(res.text);
-  return res.json;
-};
+const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
 async function insertPerson(distinctId: string, properties: Record<string, unknown>) {
   const person = await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
