@@ -39,14 +39,25 @@ function contextsOf(body: Record<string, unknown>): string[] | undefined {
   return value.filter((v): v is string => typeof v === "string" && v !== "");
 }
 
+/** PostHog keeps the first 200 Unicode characters of a longer id (an emoji is one, not two UTF-16 units). */
+const MAX_DISTINCT_ID_CHARACTERS = 200;
+
+function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
+}
+
 /**
  * The evaluation request of a /flags or /decide body, with PostHog's field aliases (flag-eval.md §6.1).
  * `headers` tell the caller's runtime when the body does not name one (see runtime.ts).
  */
 export function evaluationRequestOf(body: Record<string, unknown>, headers: { get(name: string): string | null | undefined }): EvaluationRequest {
   const raw = body.distinct_id ?? body.$distinct_id;
-  if (raw === undefined || raw === null || raw === "") throw validationError("distinct_id is required", "distinct_id", "required");
-  const distinctId = (typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : JSON.stringify(raw)).slice(0, 200);
+  // PostHog's flags service refuses only a missing id; an empty one is evaluated (and hashed) as is.
+  if (raw === undefined || raw === null) throw validationError("distinct_id is required", "distinct_id", "required");
+  const distinctId = firstCharacters(typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : JSON.stringify(raw), MAX_DISTINCT_ID_CHARACTERS);
   const flagKeys = body.flag_keys_to_evaluate ?? body.flag_keys;
   return {
     distinctId,

@@ -169,6 +169,43 @@ describe("funnel actors: filters and breakdowns", () => {
   });
 });
 
+describe("funnel actors: list breakdowns and custom steps", () => {
+  let other: number;
+  const q: Record<string, SeededPerson> = {};
+  beforeAll(async () => {
+    other = (await createProject()).id;
+    q.chrome95 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }], ["B", "2024-01-02T11:00:00Z"]]);
+    q.chrome96 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: "96" }], ["B", "2024-01-02T11:00:00Z"]]);
+    // The first step event with any of the properties set gives the whole list: ["Firefox", ""].
+    q.firefox = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Firefox" }], ["B", "2024-01-02T11:00:00Z", { $browser_version: 95 }]]);
+    // No step event has either property: the empty list.
+    q.none = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"]]);
+    q.stopped = await personWith(other, [["A", "2024-01-03T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }]]);
+  });
+  const drill = async (query: string) => {
+    const res = await call(`/api/environments/${other}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&${query}`);
+    expect(res.status, res.text).toBe(200);
+    return uuidsOf(res.json);
+  };
+  const list = (value: unknown) => `breakdown=${encodeURIComponent('["$browser","$browser_version"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`;
+
+  it("selects persons by the list of values, numbers compared as text", async () => {
+    expect(await drill(`funnel_step=2&${list(["Chrome", "95"])}`)).toEqual(expected(q.chrome95));
+    expect(await drill(`funnel_step=1&${list(["Chrome", 95])}`)).toEqual(expected(q.chrome95, q.stopped));
+    expect(await drill(`funnel_step=2&${list(["Chrome", "96"])}`)).toEqual(expected(q.chrome96));
+    expect(await drill(`funnel_step=2&${list(["Firefox", ""])}`)).toEqual(expected(q.firefox));
+    expect(await drill(`funnel_step=2&${list([])}`)).toEqual(expected(q.none));
+    expect(await drill(`funnel_step=2&${list(["Chrome"])}`)).toEqual([]);
+  });
+
+  it("lets funnel_custom_steps win over funnel_step, as PostHog does", async () => {
+    const custom = (steps: unknown) => `funnel_custom_steps=${encodeURIComponent(JSON.stringify(steps))}`;
+    expect(await drill(`funnel_step=2&${custom([1])}`)).toEqual(expected(q.stopped));
+    // An empty list leaves the choice to funnel_step.
+    expect(await drill(`funnel_step=-2&${custom([])}`)).toEqual(expected(q.stopped));
+  });
+});
+
 describe("funnel actors: errors and access", () => {
   it("refuses actions, bad steps, dates and JSON in the envelope", async () => {
     const actions = await call(`/api/environments/${projectId}/persons/funnel/?actions=${encodeURIComponent('[{"id":1,"type":"actions"}]')}&funnel_step=1`);

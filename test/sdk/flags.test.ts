@@ -54,6 +54,28 @@ describe("POST /flags", () => {
     expect((await call(flagsUrl(), { method: "POST", key: null, body: { token: "phc_nope", distinct_id: "x" } })).status).toBe(401);
     expect((await call(flagsUrl(), { method: "POST", key: null, body: { distinct_id: "x" } })).status).toBe(401);
     expect(envelope(await evaluate({})).attr).toBe("distinct_id");
+    expect(envelope(await evaluate({ distinct_id: null })).attr).toBe("distinct_id");
+  });
+
+  it("evaluates an empty distinct_id as PostHog's flags service does", async () => {
+    const res = await evaluate({ distinct_id: "" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.flags.everyone.enabled).toBe(true);
+    expect(["a", "b"]).toContain(res.json.flags.mv.variant);
+  });
+
+  it("keeps the first 200 Unicode characters of a longer distinct_id, an emoji counting as one", async () => {
+    const variant = async (id: string) => (await evaluate({ distinct_id: id, flag_keys_to_evaluate: ["mv"] })).json.flags.mv.variant;
+    // An id whose cut at 200 UTF-16 units (100 emoji) buckets differently from 200 emoji, so the two cuts are told apart.
+    let emoji: string | undefined;
+    for (const candidate of ["😀", "🦔", "🚀", "🎉", "🌍", "🍕", "🐙", "🎸"]) {
+      if ((await variant(candidate.repeat(200))) !== (await variant(candidate.repeat(100)))) {
+        emoji = candidate;
+        break;
+      }
+    }
+    expect(emoji, "no candidate tells the cuts apart").toBeDefined();
+    expect(await variant(emoji!.repeat(250))).toBe(await variant(emoji!.repeat(200)));
   });
 
   it("reads gzip, base64 and form-encoded bodies", async () => {

@@ -1,7 +1,7 @@
 import { validationError } from "../../lib/errors";
 import type { CohortSql } from "../filters";
 import { resolveDateRange } from "./dates";
-import type { FunnelOrder, FunnelSpec } from "./funnel-sql";
+import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "./funnel-sql";
 import { type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { parseProperties } from "./property-filters";
 import { iso } from "./zone";
@@ -31,14 +31,17 @@ function windowSeconds(input: Input): number {
   return 14 * UNIT_SECONDS.day;
 }
 
-function breakdownOf(input: Input): FunnelSpec["breakdown"] {
-  let raw = jsonOrText(input, "breakdown");
+/** More properties than this in one list breakdown is a 400 (each adds lookups to every person's row). */
+const MAX_BREAKDOWN_PROPERTIES = 10;
+
+function breakdownOf(input: Input): FunnelBreakdown | undefined {
+  const raw = jsonOrText(input, "breakdown");
   if (raw === undefined) return undefined;
-  if (Array.isArray(raw)) {
-    if (raw.length !== 1) throw validationError("Only a single breakdown property is supported.", "breakdown");
-    raw = raw[0];
-  }
-  if (typeof raw !== "string" || !raw) throw validationError("breakdown must be a property name.", "breakdown");
+  const list = Array.isArray(raw);
+  const keys = list ? raw : [raw];
+  if (!keys.length) return undefined;
+  if (keys.length > MAX_BREAKDOWN_PROPERTIES) throw validationError(`A breakdown lists at most ${MAX_BREAKDOWN_PROPERTIES} properties.`, "breakdown");
+  if (keys.some((k) => typeof k !== "string" || !k)) throw validationError("breakdown must be a property name or a JSON list of them.", "breakdown");
   const type = oneOf(input, "breakdown_type", ["event", "person", "cohort", "group", "hogql", "session", "data_warehouse"] as const, "event");
   if (type !== "event" && type !== "person") {
     throw validationError(`breakdown_type "${type}" is not supported (event and person only).`, "breakdown_type");
@@ -47,7 +50,7 @@ function breakdownOf(input: Input): FunnelSpec["breakdown"] {
   if (attribution !== "first_touch" && attribution !== "last_touch") {
     throw validationError(`breakdown_attribution_type "${attribution}" is not supported (first_touch and last_touch only).`, "breakdown_attribution_type");
   }
-  return { key: raw, type, attribution };
+  return { keys: keys as string[], list, type, attribution };
 }
 
 /** The funnel filter of a request: steps, range, window, order, filters and breakdown. */
@@ -92,12 +95,20 @@ export function parseFunnelStep(input: Input, steps: number, fallback?: number):
 /** SQL condition on `funnel.steps` for a funnel_step selector. */
 export const stepCondition = (step: number) => (step > 0 ? `steps >= ${step}` : `steps = ${-step - 1}`);
 
-/** `funnel_step_breakdown` as the text a breakdown value compares with (`""` = no value). */
-export function parseStepBreakdown(input: Input): string | undefined {
+/**
+ * `funnel_step_breakdown` as the list of texts a breakdown value compares with: a value is a list
+ * of one, lists are flattened as PostHog's arrayFlatten does, and no value (`null`, `""`) is `""`.
+ */
+export function parseStepBreakdown(input: Input): string[] | undefined {
   const raw = jsonOrText(input, "funnel_step_breakdown");
   if (raw === undefined || raw === null) return undefined;
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value === null || value === undefined) return "";
-  if (typeof value === "object") throw validationError("funnel_step_breakdown must be a breakdown value.", "funnel_step_breakdown");
-  return String(value);
+  const texts: string[] = [];
+  const add = (value: unknown, depth: number) => {
+    if (Array.isArray(value) && depth < 3) value.forEach((v) => add(v, depth + 1));
+    else if (value === null || value === undefined) texts.push("");
+    else if (typeof value === "object") throw validationError("funnel_step_breakdown must be a breakdown value or a list of them.", "funnel_step_breakdown");
+    else texts.push(String(value));
+  };
+  add(raw, 0);
+  return texts;
 }

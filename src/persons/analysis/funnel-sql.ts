@@ -22,9 +22,21 @@ export interface FunnelSpec {
   windowSeconds: number;
   order: FunnelOrder;
   properties: unknown;
-  breakdown?: { key: string; type: "event" | "person"; attribution: "first_touch" | "last_touch" };
+  breakdown?: FunnelBreakdown;
   /** Cohort membership SQL for cohort filters (see cohorts/membership.ts). */
   cohorts: CohortSql;
+}
+
+/**
+ * A breakdown by one property (`breakdown=$browser`) or by several at once
+ * (`breakdown=["$browser","$browser_version"]`, a list breakdown: the value is the list of the
+ * properties' values, taken together from one event).
+ */
+export interface FunnelBreakdown {
+  keys: string[];
+  list: boolean;
+  type: "event" | "person";
+  attribution: "first_touch" | "last_touch";
 }
 
 /** Per-person lookups name their index: without table statistics SQLite would pick the time index and scan. */
@@ -132,17 +144,31 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
 function breakdownSql(spec: FunnelSpec, params: Params, p: { P: string; FROM: string; TO: string; global: string; anyStep: string }) {
   const bd = spec.breakdown;
   if (!bd) return "NULL";
-  const path = keyPath(bd.key, params, "breakdown");
-  if (bd.type === "person") {
-    return `coalesce(${jsonText("(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)", path)}, '')`;
-  }
-  // Event breakdowns: the value on the person's first (or last) step event that has it set.
+  const paths = bd.keys.map((key) => keyPath(key, params, "breakdown"));
+  const valueOf = (column: string) =>
+    bd.list ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})` : jsonText(column, paths[0]);
+  if (bd.type === "person") return `coalesce(${valueOf("(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)")}, '')`;
+  // Event breakdowns: the value on the person's first (or last) step event that has it set; for a
+  // list, the first event with any of its properties non-empty (PostHog's argMinIf over the array;
+  // without one the value is the empty list, as there).
   const direction = bd.attribution === "last_touch" ? "DESC" : "ASC";
   const steps = spec.order === "strict" ? "1" : p.anyStep;
-  return `coalesce((SELECT ${jsonText("x.properties", path)} FROM ${BY_PERSON}
+  const isSet = bd.list
+    ? `(${paths.map((path) => `coalesce(${jsonText("x.properties", path)}, '') <> ''`).join(" OR ")})`
+    : `json_type(x.properties, ${paths[0]}) NOT IN ('null')`;
+  return `coalesce((SELECT ${valueOf("x.properties")} FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = f.pid AND x.timestamp >= ${p.FROM} AND x.timestamp < ${p.TO}
-      AND ${steps} AND ${p.global} AND json_type(x.properties, ${path}) NOT IN ('null')
-    ORDER BY x.timestamp ${direction}, x.id ${direction} LIMIT 1), '')`;
+      AND ${steps} AND ${p.global} AND ${isSet}
+    ORDER BY x.timestamp ${direction}, x.id ${direction} LIMIT 1), ${bd.list ? "'[]'" : "''"})`;
+}
+
+/**
+ * SQL condition selecting the persons of one breakdown value (`funnel_step_breakdown`). As PostHog
+ * compares `arrayFlatten(array(...))` of both sides, a value and a one-element list are the same.
+ */
+export function breakdownCondition(breakdown: FunnelBreakdown, values: string[], params: Params): string {
+  if (!breakdown.list) return values.length === 1 ? `bd = ${params.bind(values[0])}` : "0";
+  return `bd = ${params.bind(JSON.stringify(values))}`;
 }
 
 /**

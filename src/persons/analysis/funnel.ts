@@ -1,5 +1,5 @@
 import { parseFunnel, parseFunnelStep, parseStepBreakdown, type ProjectContext, stepCondition } from "./funnel-input";
-import { funnelCtes } from "./funnel-sql";
+import { breakdownCondition, funnelCtes } from "./funnel-sql";
 import { validationError } from "../../lib/errors";
 import { type Input, int, json, str } from "./params";
 import { actorsPage, type ActorsResponse, type PageRequest } from "./response";
@@ -17,11 +17,13 @@ export function pageOf(input: Input, limitParam = "limit", offsetParam = "offset
   };
 }
 
-/** `funnel_custom_steps` (used when `funnel_step` is absent): persons whose furthest step is one of these. */
+/**
+ * `funnel_custom_steps`: persons whose furthest step is one of these. As in PostHog, a non-empty
+ * list wins over `funnel_step`; an empty one leaves the choice to `funnel_step`.
+ */
 function customSteps(input: Input, steps: number): number[] | undefined {
-  if (int(input, "funnel_step") !== undefined) return undefined;
   const raw = json(input, "funnel_custom_steps");
-  if (raw === undefined) return undefined;
+  if (raw === undefined || (Array.isArray(raw) && !raw.length)) return undefined;
   if (!Array.isArray(raw) || !raw.length || raw.some((n) => !Number.isInteger(n) || n < 1 || n > steps)) {
     throw validationError(`funnel_custom_steps must be a JSON list of step numbers between 1 and ${steps}.`, "funnel_custom_steps");
   }
@@ -41,7 +43,7 @@ export async function funnelActors(d1: D1Database, ctx: ProjectContext, input: I
   const params = new Params();
   const ctes = funnelCtes(spec, params);
   const conditions = [custom ? `steps IN (${custom.join(", ")})` : stepCondition(step!)];
-  if (breakdownValue !== undefined && spec.breakdown) conditions.push(`bd = ${params.bind(breakdownValue)}`);
+  if (breakdownValue !== undefined && spec.breakdown) conditions.push(breakdownCondition(spec.breakdown, breakdownValue, params));
   const sql = `${ctes}
     SELECT pid FROM funnel WHERE ${conditions.join(" AND ")}
     ORDER BY pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
