@@ -14,6 +14,8 @@ export const projects = sqliteTable(
     name: text("name").notNull(),
     apiToken: text("api_token").notNull(),
     timezone: text("timezone").notNull().default("UTC"),
+    /** Property filters that mark internal and test users; analysis applies them on `filter_test_accounts=true`. */
+    testAccountFilters: text("test_account_filters", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("projects_api_token_unique").on(t.apiToken)],

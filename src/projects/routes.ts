@@ -1,7 +1,7 @@
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
-import { CreateProjectBody, ProjectParams, projectRecord, ProjectSchema, UpdateProjectBody } from "./schema";
+import { CreateProjectBody, ProjectParams, projectRecord, ProjectSchema, projectSettingsOf, UpdateProjectBody } from "./schema";
 import { createProject, listProjects } from "./service";
 import { changeProjectSettings } from "./update";
 
@@ -39,7 +39,7 @@ const update = defineRoute({
   method: "patch",
   path: "/api/projects/{project_id}",
   tags: ["projects"],
-  summary: "Rename a project or change its time zone",
+  summary: "Rename a project, change its time zone or its test-account filters",
   auth: { kind: "personal", scopes: ["project:write"] },
   request: {
     params: ProjectParams,
@@ -55,11 +55,12 @@ export const projectRoutes = createRouter()
     return c.json(paginated(c.req.url, page, count, rows.map(projectRecord)), 200);
   })
   .openapi(create, async (c) => {
-    const project = await createProject(c.get("db"), c.req.valid("json"));
+    const body = c.req.valid("json");
+    const project = await createProject(c.get("db"), { ...projectSettingsOf(body), name: body.name });
     return c.json(projectRecord(project), 201);
   })
   .openapi(retrieve, (c) => c.json(projectRecord(c.get("project")), 200))
   .openapi(update, async (c) => {
-    const project = await changeProjectSettings(c.env, c.get("db"), c.get("project"), c.req.valid("json"));
+    const project = await changeProjectSettings(c.env, c.get("db"), c.get("project"), projectSettingsOf(c.req.valid("json")));
     return c.json(projectRecord(project), 200);
   });

@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { ApiError } from "../lib/errors";
 import { isValidTimeZone } from "../lib/time";
+import { parseFilterGroup } from "../persons/filters/types";
 import { ORGANIZATION } from "./organization";
-import type { Project } from "./service";
+import type { Project, ProjectSettings } from "./service";
 
 export const ProjectSchema = z
   .object({
@@ -11,15 +13,31 @@ export const ProjectSchema = z
     name: z.string(),
     api_token: z.string().openapi({ description: "Public project token (`phc_...`) that SDKs send." }),
     timezone: z.string(),
+    test_account_filters: z.array(z.record(z.string(), z.unknown())).openapi({
+      description: "Property filters that mark internal and test users; analysis leaves them out on `filter_test_accounts=true`.",
+    }),
     created_at: z.string(),
   })
   .openapi("Project");
 
 const TimeZone = z.string().refine(isValidTimeZone, { message: "Unknown time zone." });
 
+/** Checked by the same parser that later compiles them, so a stored list always compiles. */
+const TestAccountFilters = z.array(z.record(z.string(), z.unknown())).superRefine((filters, ctx) => {
+  try {
+    parseFilterGroup(filters, "test_account_filters", "event");
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.detail });
+  }
+});
+
 export const CreateProjectBody = z.object({
   name: z.string().trim().min(1).max(200),
   timezone: TimeZone.optional().openapi({ description: "IANA time zone (default UTC)." }),
+  test_account_filters: TestAccountFilters.optional().openapi({
+    description: 'Property filters matching internal and test users, e.g. `[{"key": "email", "value": "@example.com", "operator": "not_icontains", "type": "person"}]` (default none).',
+  }),
 });
 
 export const UpdateProjectBody = CreateProjectBody.partial();
@@ -36,6 +54,12 @@ export function projectRecord(project: Project): z.infer<typeof ProjectSchema> {
     name: project.name,
     api_token: project.apiToken,
     timezone: project.timezone,
+    test_account_filters: project.testAccountFilters as Record<string, unknown>[],
     created_at: project.createdAt,
   };
+}
+
+/** The columns a create or update body sets. */
+export function projectSettingsOf(body: z.infer<typeof UpdateProjectBody>): ProjectSettings {
+  return { name: body.name, timezone: body.timezone, testAccountFilters: body.test_account_filters };
 }

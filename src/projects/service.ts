@@ -46,17 +46,28 @@ export async function listProjects(db: Db, principal: Principal, page: Page) {
   return { rows, count: total?.n ?? 0 };
 }
 
-export async function createProject(db: Db, input: { name: string; timezone?: string }): Promise<Project> {
+/** What a create or PATCH may set; undefined fields are left as they are (or defaulted). */
+export interface ProjectSettings {
+  name?: string;
+  timezone?: string;
+  testAccountFilters?: unknown[];
+}
+
+const definedOnly = (settings: ProjectSettings) =>
+  Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ProjectSettings;
+
+export async function createProject(db: Db, input: ProjectSettings & { name: string }): Promise<Project> {
   return db
     .insert(projects)
-    .values({ name: input.name, timezone: input.timezone ?? "UTC", apiToken: newProjectToken() })
+    .values({ ...definedOnly(input), name: input.name, apiToken: newProjectToken() })
     .returning()
     .get();
 }
 
-export async function updateProject(db: Db, id: number, input: { name?: string; timezone?: string }) {
-  if (input.name === undefined && input.timezone === undefined) return getProject(db, id);
-  return db.update(projects).set(input).where(eq(projects.id, id)).returning().get();
+export async function updateProject(db: Db, id: number, input: ProjectSettings) {
+  const changes = definedOnly(input);
+  if (!Object.keys(changes).length) return getProject(db, id);
+  return db.update(projects).set(changes).where(eq(projects.id, id)).returning().get();
 }
 
 /** The ids among `ids` that name no project. */

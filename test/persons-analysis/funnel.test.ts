@@ -55,7 +55,9 @@ describe("funnel actors: ordered", () => {
   it("funnel_step -N lists persons who reached step N-1 but not step N", async () => {
     expect(uuidsOf(await funnel("funnel_step=-2"))).toEqual(expected(p.one, p.reversed));
     expect(uuidsOf(await funnel("funnel_step=-3"))).toEqual(expected(p.two, p.edge, p.interrupted, p.tied, p.retry));
-    expect(uuidsOf(await funnel("funnel_step=-1"))).toEqual([]);
+    const minusOne = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&funnel_step=-1`);
+    expect(minusOne.status).toBe(400);
+    expect(envelope(minusOne).detail).toMatch(/^The first valid drop-off argument for funnelStep is -2/);
   });
 
   it("funnel_custom_steps selects persons whose furthest step is listed", async () => {

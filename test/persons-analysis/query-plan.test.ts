@@ -46,6 +46,7 @@ async function plansOf(run: (d1: D1Database, ctx: ProjectContext) => Promise<unk
     timezone: "Europe/Berlin",
     now: Date.parse("2024-01-31T12:00:00Z"),
     earliest: async () => null,
+    testAccountFilters: [],
     cohorts: () => {
       throw new Error("no cohorts here");
     },

@@ -2,8 +2,7 @@ import { validationError } from "../../lib/errors";
 import type { CohortSql } from "../filters";
 import { resolveDateRange } from "./dates";
 import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "./funnel-sql";
-import { type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
-import { parseProperties } from "./property-filters";
+import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { iso } from "./zone";
 
 export const MAX_FUNNEL_STEPS = 20;
@@ -20,6 +19,8 @@ export interface ProjectContext {
   earliest: () => Promise<number | null>;
   /** Cohort membership SQL for cohort property filters. */
   cohorts: CohortSql;
+  /** The project's test-account filters (applied on `filter_test_accounts=true`). */
+  testAccountFilters: unknown[];
 }
 
 function windowSeconds(input: Input): number {
@@ -76,17 +77,25 @@ export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<Fu
     to: iso(range.to),
     windowSeconds: windowSeconds(input),
     order,
-    properties: parseProperties(input.properties, "properties"),
+    properties: globalFilters(input, ctx.testAccountFilters),
     breakdown: breakdownOf(input),
     cohorts: ctx.cohorts,
   };
 }
 
-/** `funnel_step`: N = reached step N (or further); -N = reached step N-1 but not step N. */
+/** `funnel_step`: N = reached step N (or further); -N (N ≥ 2) = reached step N-1 but not step N. */
 export function parseFunnelStep(input: Input, steps: number, fallback?: number): number {
   const step = int(input, "funnel_step") ?? fallback;
   if (step === undefined) throw validationError("funnel_step is required.", "funnel_step");
-  if (step === 0 || Math.abs(step) > steps) {
+  // PostHog's messages for the two steps that never name a bucket.
+  if (step === 0) throw validationError("Funnel steps are 1-indexed, so step 0 doesn't exist", "funnel_step");
+  if (step === -1) {
+    throw validationError(
+      "The first valid drop-off argument for funnelStep is -2. -2 refers to persons who performed the first step but never made it to the second.",
+      "funnel_step",
+    );
+  }
+  if (Math.abs(step) > steps) {
     throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1.`, "funnel_step");
   }
   return step;

@@ -2,8 +2,8 @@ import { validationError } from "../../lib/errors";
 import { parseInstant, resolveDateRange } from "./dates";
 import { pageOf } from "./funnel";
 import type { ProjectContext } from "./funnel-input";
-import { type Input, interval, parseEvents, str } from "./params";
-import { eventColumns, parseProperties, propertiesSql } from "./property-filters";
+import { globalFilters, type Input, interval, parseEvents, str } from "./params";
+import { eventColumns, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { byTime } from "./funnel-sql";
 import { Params, runAll } from "./sql";
@@ -56,7 +56,7 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
   const W0 = params.bind(iso(addIntervals(first, -1, unit, zone)));
   const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
   const filters = [
-    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties", ctx.cohorts),
+    propertiesSql(globalFilters(input, ctx.testAccountFilters), cols, params, "properties", ctx.cohorts),
     propertiesSql(series.properties, cols, params, "events", ctx.cohorts),
   ].join(" AND ");
   const sql = `WITH a AS (

@@ -71,6 +71,16 @@ export function oneOf<T extends string>(input: Input, key: string, allowed: read
   return raw as T;
 }
 
+/**
+ * The filters every event of a view must pass: `properties`, and with `filter_test_accounts=true`
+ * the project's test-account filters as well (PostHog's Team.test_account_filters).
+ */
+export function globalFilters(input: Input, testAccountFilters: unknown[]): unknown {
+  const properties = parseProperties(input.properties, "properties");
+  if (bool(input, "filter_test_accounts") !== true || !testAccountFilters.length) return properties;
+  return properties === undefined ? testAccountFilters : [properties, testAccountFilters];
+}
+
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export const interval = (input: Input): Interval => oneOf(input, "interval", INTERVALS, "day");
 
@@ -90,6 +100,10 @@ export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity 
   const type = e.type ?? "events";
   if (type === "actions") throw validationError(ACTIONS_REFUSED, attr);
   if (type !== "events") throw validationError(`Entity type must be "events".`, attr);
+  // First-time math changes which events count; answering without it would be silently wrong.
+  if (typeof e.math === "string" && e.math.startsWith("first_time_for_user")) {
+    throw validationError(`Entity math "${e.math}" is not supported on drill-downs.`, attr);
+  }
   // PostHog: an `id` of null means "all events".
   if (e.id !== null && e.id !== undefined && typeof e.id !== "string") throw validationError("Event entity id must be an event name.", attr);
   const order = typeof e.order === "number" ? e.order : Number(e.order ?? index);

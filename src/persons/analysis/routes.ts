@@ -50,11 +50,12 @@ const noCohorts: CohortSql = () => {
 async function projectContext(c: Context<AppEnv>, input: Input): Promise<ProjectContext> {
   const project = c.get("project");
   const d1 = c.env.DB;
-  const mentionsCohorts = /cohort/.test(JSON.stringify(input));
+  const mentionsCohorts = /cohort/.test(JSON.stringify([input, project.testAccountFilters]));
   return {
     cohorts: mentionsCohorts ? await cohortMembershipSql(c.get("db"), project.id) : noCohorts,
     projectId: project.id,
     timezone: project.timezone,
+    testAccountFilters: project.testAccountFilters,
     now: Date.now(),
     earliest: () => earliestEvent(d1, project.id),
   };

@@ -55,8 +55,9 @@ export const LifecycleQuery = z.object({
 
 export const StickinessQuery = z.object({
   ...commonFilter,
-  entity_id: text("The event name. Required."),
-  entity_type: text("events (actions are not supported). Required."),
+  entity_id: text("The event name; looked up in `events` first (for its properties). Required unless entity_type=events (every event)."),
+  entity_type: text("events (actions are not supported). Needed when entity_id is not in `events`."),
+  entity_order: text("Index of the entity in `events` (wins over entity_id)."),
   stickiness_days: text("N: persons active in exactly N intervals of the range. Required."),
   interval: text("hour | day (default) | week | month."),
 });

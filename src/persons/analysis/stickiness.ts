@@ -2,8 +2,8 @@ import { validationError } from "../../lib/errors";
 import { resolveDateRange } from "./dates";
 import { pageOf } from "./funnel";
 import type { ProjectContext } from "./funnel-input";
-import { type EventEntity, type Input, int, interval, json, parseEntity, str } from "./params";
-import { eventColumns, parseProperties, propertiesSql } from "./property-filters";
+import { type EventEntity, globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
+import { eventColumns, propertiesSql } from "./property-filters";
 import { actorsPage, type ActorsResponse } from "./response";
 import { byTime } from "./funnel-sql";
 import { Params, queryTooComplex, runAll } from "./sql";
@@ -11,17 +11,27 @@ import { addIntervals, iso, startOfInterval } from "./zone";
 
 export const MAX_PERIODS = 2000;
 
-/** The entity named by entity_id/entity_type, with its properties from the `events` list when present. */
+/**
+ * The entity to drill into, found as PostHog's get_target_entity finds it: by `entity_order` in
+ * the `events` list, else by `entity_id` in that list, else from `entity_id` and `entity_type`
+ * alone. Without `entity_id`, only `entity_type=events` is accepted (every event).
+ */
 function stickinessEntity(input: Input): EventEntity {
   const type = str(input, "entity_type");
   const id = str(input, "entity_id");
-  if (type === "actions") return parseEntity({ id, type }, "entity_type");
-  if (id === undefined || type !== "events") {
+  if (id === undefined && type !== "events") {
     throw validationError("An entity id and the entity type must be provided to determine an entity", "entity_id");
   }
+  if (type === "actions") return parseEntity({ id, type }, "entity_type");
   const events = json(input, "events");
-  const listed = Array.isArray(events) ? events.find((e) => e && typeof e === "object" && (e as { id?: unknown }).id === id) : undefined;
-  return parseEntity(listed ?? { id, type: "events" }, "events");
+  const listed = Array.isArray(events) ? events.filter((e): e is Record<string, unknown> => !!e && typeof e === "object") : [];
+  const order = int(input, "entity_order");
+  const found =
+    (order !== undefined ? listed.find((e, i) => Number(e.order ?? i) === order) : undefined) ??
+    listed.find((e) => (e.id ?? undefined) === id);
+  if (found) return parseEntity(found, "events");
+  if (type === undefined) throw validationError("An entity must be provided for target entity to be determined", "entity_type");
+  return parseEntity({ id, type }, "entity_type");
 }
 
 /**
@@ -47,7 +57,7 @@ export async function stickinessActors(d1: D1Database, ctx: ProjectContext, inpu
   const cols = eventColumns("x");
   const eventMatch = entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`;
   const filters = [
-    propertiesSql(parseProperties(input.properties, "properties"), cols, params, "properties", ctx.cohorts),
+    propertiesSql(globalFilters(input, ctx.testAccountFilters), cols, params, "properties", ctx.cohorts),
     propertiesSql(entity.properties, cols, params, "events", ctx.cohorts),
   ].join(" AND ");
   // CROSS JOIN keeps `periods` as the outer loop: one index range scan per period.

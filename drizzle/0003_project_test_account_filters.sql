@@ -1,0 +1,1 @@
+ALTER TABLE `projects` ADD `test_account_filters` text DEFAULT '[]' NOT NULL;
