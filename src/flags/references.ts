@@ -16,13 +16,13 @@ export async function dependencyGraph(db: Db, projectId: number): Promise<Map<nu
   return graph;
 }
 
-/** Active, live flags that depend on `flagId`. */
+/** Active, live flags that depend on `flagId` (a reference may be written `"5"`, `"05"` or `5`: compared as numbers). */
 export async function dependentFlags(db: Db, projectId: number, flagId: number) {
   return db.all<{ id: number; key: string }>(sql`
     SELECT DISTINCT f.id AS id, f.key AS key
     FROM feature_flags f, json_each(f.filters, '$.groups') g, json_each(g.value, '$.properties') p
     WHERE f.project_id = ${projectId} AND f.deleted = 0 AND f.active = 1
-      AND json_extract(p.value, '$.type') = 'flag' AND json_extract(p.value, '$.key') = ${String(flagId)}
+      AND json_extract(p.value, '$.type') = 'flag' AND CAST(json_extract(p.value, '$.key') AS INTEGER) = ${flagId}
     ORDER BY f.id`);
 }
 

@@ -94,6 +94,15 @@ describe("feature flag CRUD", () => {
     expect(envelope(del).detail).toMatch(/^Cannot delete this feature flag because other flags depend on it: cyc-b/);
   });
 
+  it("sees a dependency written with a leading zero when the target is deleted", async () => {
+    const target = (await create({ key: "zero-target" })).json;
+    const ref = `0${target.id}`;
+    const dependent = await create({ key: "zero-dependent", filters: { groups: [{ properties: [{ key: ref, type: "flag", operator: "flag_evaluates_to", value: true }] }] } });
+    expect(dependent.status, dependent.text).toBe(201);
+    const del = await call(`${base()}/${target.id}/`, { method: "PATCH", body: { deleted: true } });
+    expect(envelope(del).detail).toMatch(/^Cannot delete this feature flag because other flags depend on it: zero-dependent/);
+  });
+
   it("updates bump the version; a stale version is 409; PUT needs key", async () => {
     const flag = (await create({ key: "versioned" })).json;
     const p1 = await call(`${base()}/${flag.id}/`, { method: "PATCH", body: { name: "first", version: 1 } });
