@@ -103,3 +103,33 @@ describe("funnel correlation: the attempt PostHog keeps", () => {
     expect(w.json.results[0].count).toBe(1);
   });
 });
+
+describe("correlation bounds of a person who stopped at an intermediate step", () => {
+  // PostHog bounds correlation events by the funnel's LAST step (final_timestamp), and, for a person
+  // who never reached it, by first step + conversion window: never by an intermediate step's time.
+  let other: number;
+  const d: Record<string, SeededPerson> = {};
+  const THREE = encodeURIComponent(JSON.stringify([{ id: "A", type: "events" }, { id: "B", type: "events" }, { id: "C", type: "events" }]));
+  beforeAll(async () => {
+    other = (await createProject()).id;
+    d.afterSecond = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-03T10:00:00Z"]]);
+    d.afterWindow = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-20T10:00:00Z"]]);
+    d.afterLast = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["C", "2024-01-02T12:00:00Z"], ["X", "2024-01-02T13:00:00Z"]]);
+    d.beforeLast = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-02T11:30:00Z"], ["C", "2024-01-02T12:00:00Z"]]);
+    d.unorderedDrop = await personWith(other, [["B", "2024-01-04T10:00:00Z"], ["A", "2024-01-04T11:00:00Z"], ["X", "2024-01-05T10:00:00Z"]]);
+  });
+  const persons = async (query: string) => {
+    const url = `/api/environments/${other}/persons/funnel/correlation/?events=${THREE}&date_from=2024-01-01&date_to=2024-01-31&${entity("X")}&${query}`;
+    const res = await call(url);
+    expect(res.status, res.text).toBe(200);
+    return uuidsOf(res.json);
+  };
+
+  it("counts a dropped person's events up to the end of the conversion window", async () => {
+    expect(await persons("funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop));
+    expect(await persons("funnel_correlation_person_converted=true")).toEqual(expected(d.beforeLast));
+    // Strict: X between B and C breaks beforeLast's funnel at step 2, so X counts for a dropped person.
+    expect(await persons("funnel_order_type=strict&funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop, d.beforeLast));
+    expect(await persons("funnel_order_type=unordered&funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop));
+  });
+});
