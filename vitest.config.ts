@@ -12,6 +12,8 @@ export default defineConfig(async () => {
     test: {
       testTimeout: 60_000,
       hookTimeout: 120_000,
+      // The conformance table (test/conformance/) is printed after every run that includes those suites.
+      reporters: ["default", "./test/conformance/reporter.ts"],
       projects: [
         {
           // Worker tests: inside workerd, against real local D1, KV and Durable Objects.

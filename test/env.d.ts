@@ -13,3 +13,9 @@ declare namespace Cloudflare {
     mainModule: typeof import("../src/index");
   }
 }
+
+/** Vite's `?raw` imports: the file's text (used by the conformance suites to hash vendored files). */
+declare module "*?raw" {
+  const content: string;
+  export default content;
+}

@@ -1,0 +1,108 @@
+import { expect } from "vitest";
+import { call } from "../helpers";
+import { capture } from "../persons/helpers";
+
+/**
+ * Shared by the conformance suites that replay PostHog's analysis drill-down tests (funnel,
+ * correlation, lifecycle, stickiness): data goes in through the public capture API, questions go
+ * to the public drill-down routes, answers are compared by the persons' distinct ids.
+ */
+
+/** One event of a journey, as PostHog's `journeys_for` takes it (timestamps ISO 8601, UTC). */
+export interface JourneyEvent {
+  event: string;
+  timestamp: string;
+  properties?: Record<string, unknown>;
+}
+
+/** Events per distinct id, as PostHog's `journeys_for`. */
+export type Journeys = Record<string, JourneyEvent[]>;
+
+/**
+ * PostHog's `_create_person(properties=…)` + `journeys_for(…)` through `POST /batch/`: every
+ * distinct id's events, with `personProperties[id]` sent as `$set` on that id's first event, so
+ * no extra event is captured. A distinct id with properties but no events gets one `$set` event
+ * at `setAt` (which the caller must keep out of the questions it asks).
+ */
+export async function captureJourneys(
+  token: string,
+  journeys: Journeys,
+  personProperties: Record<string, Record<string, unknown>> = {},
+  setAt = "2000-01-01T00:00:00Z",
+) {
+  const batch: Record<string, unknown>[] = [];
+  for (const [distinctId, events] of Object.entries(journeys)) {
+    events.forEach((e, i) => {
+      const properties: Record<string, unknown> = { ...e.properties };
+      if (i === 0 && personProperties[distinctId]) properties.$set = { ...personProperties[distinctId], ...(properties.$set as object) };
+      batch.push({ event: e.event, distinct_id: distinctId, timestamp: e.timestamp, properties });
+    });
+  }
+  for (const [distinctId, props] of Object.entries(personProperties)) {
+    if (!journeys[distinctId]?.length) batch.push({ event: "$set", distinct_id: distinctId, timestamp: setAt, properties: { $set: props } });
+  }
+  for (let i = 0; i < batch.length; i += 500) await capture(token, batch.slice(i, i + 500));
+}
+
+/** `["user_0", …, "user_4"]` for `idRange("user_", 0, 5)` (PostHog's `for i in range(0, 5)`). */
+export const idRange = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${prefix}${from + k}`);
+
+/** A drill-down route under `/api/environments/:project_id/persons/`, e.g. `funnel`, `funnel/correlation`, `lifecycle`, `stickiness`. */
+export type DrillDown = "funnel" | "funnel/correlation" | "lifecycle" | "stickiness";
+
+/** Query string of a filter: strings as they are, numbers and booleans as text, lists and objects as JSON text. */
+export function queryOf(params: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null) continue;
+    search.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+  }
+  return search.toString();
+}
+
+/**
+ * Calls a drill-down route with a PostHog filter: GET with the filter in the query string (the
+ * default), or POST with the filter as the JSON body. Returns the raw response.
+ */
+export function drillDown(projectId: number, route: DrillDown, params: Record<string, unknown>, method: "GET" | "POST" = "GET") {
+  const path = `/api/environments/${projectId}/persons/${route}/`;
+  if (method === "POST") return call(path, { method: "POST", body: params });
+  return call(`${path}?${queryOf(params)}`);
+}
+
+/** Like `drillDown`, but expects 200 and returns the body (failing with the response text otherwise). */
+export async function drillDownOk(projectId: number, route: DrillDown, params: Record<string, unknown>, method: "GET" | "POST" = "GET") {
+  const res = await drillDown(projectId, route, params, method);
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+
+interface Person {
+  uuid: string;
+  distinct_ids: string[];
+  matched_recordings: unknown[];
+}
+
+/** The people of an actors response (`results[0].people`). */
+export const peopleOf = (body: any): Person[] => body.results[0].people;
+
+/**
+ * One entry per person of an actors response, in the response's order: the person's distinct id,
+ * or, for a person with several, their distinct ids sorted and joined with `+`.
+ */
+export const distinctIdsOf = (body: any): string[] => peopleOf(body).map((p) => [...p.distinct_ids].sort().join("+"));
+
+/** `distinctIdsOf`, sorted: for comparing the set of persons when the order is not asserted. */
+export const distinctIdSetOf = (body: any): string[] => distinctIdsOf(body).sort();
+
+/** Each person's `matched_recordings`, in the response's order. */
+export const recordingsOf = (body: any): unknown[][] => peopleOf(body).map((p) => p.matched_recordings);
+
+/** Sorted copy, for comparing with `distinctIdSetOf`. */
+export const sorted = (ids: string[]): string[] => [...ids].sort();
+
+/**
+ * The docs/compatibility.md row (Persons analysis) for PostHog tests that also assert session
+ * recordings: edgehog has no recordings, ignores `include_recordings` and answers `matched_recordings: []`.
+ */
+export const RECORDINGS_ROW = "Persons analysis: include_recordings (ignored, matched_recordings is always [])";

@@ -1,0 +1,100 @@
+import { expect } from "vitest";
+import { createProject } from "../helpers";
+import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDownOk, idRange, type Journeys, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import { agrees, conformance, deliberate } from "./ledger";
+
+/**
+ * PostHog's posthog/hogql_queries/insights/funnels/test/test_funnel_strict_persons.py, one case per
+ * test method, against `/api/environments/:id/persons/funnel/` with `funnel_order_type=strict`.
+ */
+
+const STRICT_FILTER = {
+  insight: "FUNNELS",
+  funnel_order_type: "strict",
+  interval: "day",
+  date_from: "2021-05-01 00:00:00",
+  date_to: "2021-05-07 00:00:00",
+  funnel_window_days: 7,
+  events: [
+    { id: "step one", order: 0 },
+    { id: "step two", order: 1 },
+    { id: "step three", order: 2 },
+  ],
+};
+
+/**
+ * `_create_sample_data_multiple_dropoffs`: user_0..4 do all three steps but with "step fake"
+ * between steps one and two (so they stop at step one), user_5..14 do steps one and two, user_15..34 step one.
+ */
+async function multipleDropoffs() {
+  const project = await createProject();
+  const journeys: Journeys = {};
+  for (const id of idRange("user_", 0, 5)) {
+    journeys[id] = [
+      { event: "step one", timestamp: "2021-05-01T00:00:00Z" },
+      { event: "step fake", timestamp: "2021-05-02T00:00:00Z" },
+      { event: "step two", timestamp: "2021-05-03T00:00:00Z" },
+      { event: "step three", timestamp: "2021-05-05T00:00:00Z" },
+    ];
+  }
+  for (const id of idRange("user_", 5, 15)) {
+    journeys[id] = [
+      { event: "step one", timestamp: "2021-05-01T00:00:00Z" },
+      { event: "step two", timestamp: "2021-05-03T00:00:00Z" },
+    ];
+  }
+  for (const id of idRange("user_", 15, 35)) journeys[id] = [{ event: "step one", timestamp: "2021-05-01T00:00:00Z" }];
+  await captureJourneys(project.api_token, journeys);
+  return project.id;
+}
+
+const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
+
+conformance({ name: "PostHog strict funnel persons tests (test_funnel_strict_persons.py)", version: "eca0858ad9" }, () => {
+  agrees("test_first_step", async () => {
+    const projectId = await multipleDropoffs();
+    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 1 });
+    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
+  });
+
+  agrees("test_second_step", async () => {
+    const projectId = await multipleDropoffs();
+    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 2 });
+    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
+  });
+
+  agrees("test_second_step_dropoff", async () => {
+    const projectId = await multipleDropoffs();
+    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: -2 });
+    expect(distinctIdSetOf(body)).toEqual(sorted([...idRange("user_", 0, 5), ...idRange("user_", 15, 35)]));
+  });
+
+  agrees("test_third_step", async () => {
+    const projectId = await multipleDropoffs();
+    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 3 });
+    expect(distinctIdSetOf(body)).toEqual([]);
+  });
+
+  deliberate("test_strict_funnel_person_recordings", RECORDINGS_ROW, async () => {
+    // Frozen at 2021-01-02T00:00:00Z. An interrupting event between steps two and three: the person
+    // reaches step two. PostHog also records a replay of session s2 (which edgehog cannot store) and
+    // answers it in matched_recordings for steps 2 and -3; edgehog answers `[]`.
+    const project = await createProject();
+    const s1 = { $session_id: "s1", $window_id: "w1" };
+    const s2 = { $session_id: "s2", $window_id: "w2" };
+    await captureJourneys(project.api_token, {
+      user_1: [
+        { event: "step one", timestamp: "2021-01-02T00:00:00Z", properties: s1 },
+        { event: "step two", timestamp: "2021-01-03T00:00:00Z", properties: s2 },
+        { event: "interupting step", timestamp: "2021-01-04T00:00:00Z", properties: s2 },
+        { event: "step three", timestamp: "2021-01-05T00:00:00Z", properties: s2 },
+      ],
+    });
+    const filter = { ...STRICT_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
+    for (const step of [1, 2, -3]) {
+      const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
+      expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);
+      expect(recordingsOf(body), `funnel_step=${step}`).toEqual([[]]);
+    }
+  });
+});
