@@ -1,5 +1,5 @@
-import { beforeAll, expect, vi } from "vitest";
-import { flagHash, hashFraction, holdoutHash } from "../../src/flags/evaluation/hash";
+import { beforeAll, expect } from "vitest";
+import { flagHash, hashFraction, hashWithin, holdoutHash, variantAt } from "../../src/flags/evaluation/hash";
 import { inRollout } from "../../src/flags/evaluation/condition";
 import { evaluateFlags } from "../../src/flags/evaluation/matcher";
 import type { FlagDefinition } from "../../src/flags/evaluation/types";
@@ -21,44 +21,11 @@ import { agrees, conformance } from "./ledger";
 /**
  * corpus/hash_sha1_60_v1.json against edgehog's evaluator (src/flags/evaluation/): hash vectors
  * white-box (hash.ts's `hashFraction`, `flagHash`, `holdoutHash`; rollout through condition.ts's
- * `inRollout`; holdout and variant selection, which are not exported, through matcher.ts's
- * `evaluateFlags`), and the identifier rows whose identifier a request can carry also through
- * `/flags`. Threshold and variant rows give a precomputed hash01 and no input: no exported function
- * takes a hash, so `flagHash` is replaced (vi.mock below) by one that answers the row's hash01 while
- * a row runs, and the real comparison code (`inRollout`, and variant selection inside
- * `evaluateFlags`) is exercised with it. Outside those rows it is the real function.
+ * `inRollout`; holdout and variant selection through matcher.ts's `evaluateFlags`), and the
+ * identifier rows whose identifier a request can carry also through `/flags`. Threshold and variant
+ * rows give a precomputed hash01 and no input: they go to the comparisons the evaluator itself
+ * uses on a hash (`hashWithin`, `variantAt`).
  */
-
-const injected = vi.hoisted(() => {
-  // The worker's main module (loaded before this file) already holds the evaluator's modules: start
-  // this file's imports afresh so they see the mock below.
-  vi.resetModules();
-  return { hash: undefined as number | undefined, calls: 0 };
-});
-
-vi.mock("../../src/flags/evaluation/hash", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("../../src/flags/evaluation/hash")>();
-  return {
-    ...actual,
-    flagHash: (key: string, identifier: string, salt?: string) => {
-      if (injected.hash === undefined) return actual.flagHash(key, identifier, salt);
-      injected.calls++;
-      return injected.hash;
-    },
-  };
-});
-
-/** Runs `body` with `flagHash` answering `hash`; returns how many times it was asked. */
-function withHash<T>(hash: number, body: () => T): { result: T; calls: number } {
-  injected.hash = hash;
-  injected.calls = 0;
-  try {
-    const result = body();
-    return { result, calls: injected.calls };
-  } finally {
-    injected.hash = undefined;
-  }
-}
 
 /** The IEEE-754 bits of a number, as the corpus's `*_binary64_hex`. */
 function binary64Hex(x: number): string {
@@ -192,16 +159,13 @@ async function vector(v: HashVector) {
 
 function threshold(t: ThresholdVector) {
   expect(t.threshold, `${t.id}: corpus threshold is pct/100`).toBe(t.rollout_percentage / 100);
-  const { result, calls } = withHash(t.hash01, () => inRollout("beta-search", "user-17", t.rollout_percentage));
-  expect(result, `${t.id}: hash01 ${t.hash01} at ${t.rollout_percentage}%`).toBe(t.included);
-  if (t.short_circuit) expect(calls, `${t.id}: 100% must not hash`).toBe(0);
-  else expect(calls, `${t.id}: hashed once`).toBe(1);
+  expect(hashWithin(t.hash01, t.rollout_percentage), `${t.id}: hash01 ${t.hash01} at ${t.rollout_percentage}%`).toBe(t.included);
+  // 100% includes without hashing: any identifier is in.
+  if (t.short_circuit) expect(inRollout("beta-search", "user-17", t.rollout_percentage), `${t.id}: 100%`).toBe(true);
 }
 
 function variantRow(v: VariantVector) {
-  const flag = oneFlag("checkout-layout", { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: v.variants } });
-  const { result: r } = withHash(v.hash01, () => evaluateOne(flag, "user-61"));
-  expect({ enabled: r.enabled, variant: r.variant }, `${v.id}: hash01 ${v.hash01}`).toEqual({ enabled: true, variant: v.selected });
+  expect(variantAt(v.hash01, v.variants), `${v.id}: hash01 ${v.hash01}`).toBe(v.selected);
   // `selected: null` is version 1's "no variant": the flag is boolean true.
   if (v.selected === null) expect(v.v1_result).toBe("no_variant_boolean_true");
 }
@@ -210,10 +174,8 @@ const checkoutLayout = evaluationCorpus.cases.find((c) => c.id === "v1.multivari
 
 function parity(p: SeedParity) {
   if (p.divergence === "final_variant_fallback") {
-    // White-box: hash01 1.0 on the flag's stored variants: version 1 has no variant (boolean true).
-    const flag = oneFlag(p.flag_key, { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: checkoutLayout.filters.multivariate });
-    const { result: r } = withHash(p.hash01, () => evaluateOne(flag, "user-61"));
-    expect({ enabled: r.enabled, variant: r.variant }).toEqual({ enabled: true, variant: null });
+    // hash01 1.0 on the flag's stored variants: version 1 selects no variant (the flag is boolean true).
+    expect(variantAt(p.hash01, checkoutLayout.filters.multivariate!.variants), p.id).toBeNull();
     return;
   }
   expectHash(hashFraction(p.v1_input!), p.hash01, undefined, `${p.id}: hashFraction(v1_input)`);

@@ -1,4 +1,4 @@
-import { flagHash } from "./hash";
+import { flagHash, hashWithin } from "./hash";
 import { inCohort } from "./cohorts";
 import { matchProperty, type PropertyFilter } from "./properties";
 import type { Condition, EvaluationContext, FlagDefinition } from "./types";
@@ -91,7 +91,7 @@ export function propertiesMatch(
 
 export function inRollout(key: string, identifier: string, rollout: number | null | undefined): boolean {
   if (rollout === null || rollout === undefined || rollout === 100) return true;
-  return flagHash(key, identifier) <= rollout / 100;
+  return hashWithin(flagHash(key, identifier), rollout);
 }
 
 /** One release condition: group key or device id present, properties, then rollout. */

@@ -21,3 +21,19 @@ export function flagHash(key: string, identifier: string, salt = ""): number {
 export function holdoutHash(identifier: string): number {
   return hashFraction(`holdout-${identifier}`);
 }
+
+/** Whether a bucketing hash falls inside a percentage: inclusive, as PostHog compares `hash <= pct / 100`. */
+export const hashWithin = (hash: number, percentage: number) => hash <= percentage / 100;
+
+/**
+ * The variant a variant hash selects: the first whose cumulative share exceeds the hash. Past the
+ * last one (shares summing below 100%, or a hash of exactly 1) there is none: the flag is plain true.
+ */
+export function variantAt(hash: number, variants: readonly { key: string; rollout_percentage?: number | null }[]): string | null {
+  let cumulative = 0;
+  for (const variant of variants) {
+    cumulative += (variant.rollout_percentage ?? 0) / 100;
+    if (hash < cumulative) return variant.key;
+  }
+  return null;
+}

@@ -1,4 +1,4 @@
-import { flagHash, holdoutHash } from "./hash";
+import { flagHash, hashWithin, holdoutHash, variantAt } from "./hash";
 import { aggregationOf, evaluateCondition, groupPropertiesOf, personIdentifier, propertiesMatch, inRollout } from "./condition";
 import { errorDescription, FlagEvaluationError } from "./errors";
 import { REASON_SCORE, reason, type ReasonCode } from "./reasons";
@@ -72,13 +72,7 @@ function variantFor(flag: FlagDefinition, condition: Condition, identifier: stri
   const variants = flag.filters.multivariate?.variants ?? [];
   if (!variants.length) return null;
   if (condition.variant && variants.some((v) => v.key === condition.variant)) return condition.variant;
-  const hv = flagHash(flag.key, identifier, "variant");
-  let cumulative = 0;
-  for (const variant of variants) {
-    cumulative += (variant.rollout_percentage ?? 0) / 100;
-    if (hv < cumulative) return variant.key;
-  }
-  return null;
+  return variantAt(flagHash(flag.key, identifier, "variant"), variants);
 }
 
 const payloadOf = (flag: FlagDefinition, slot: string) => flag.filters.payloads?.[slot] ?? null;
@@ -116,7 +110,7 @@ function holdout(flag: FlagDefinition, ctx: EvaluationContext): FlagResult | und
       ? (groupPropertiesOf(ctx, aggregation).$group_key as string | undefined)
       : personIdentifier(flag, ctx, false);
   if (identifier === undefined) return undefined;
-  if (pct >= 100 || holdoutHash(identifier) <= pct / 100) {
+  if (pct >= 100 || hashWithin(holdoutHash(identifier), pct)) {
     const variant = `holdout-${h.id}`;
     return result(flag, true, variant, "holdout_condition_value", null, payloadOf(flag, variant));
   }
