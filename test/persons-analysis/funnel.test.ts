@@ -176,7 +176,9 @@ describe("funnel actors: list breakdowns and custom steps", () => {
   const q: Record<string, SeededPerson> = {};
   beforeAll(async () => {
     other = (await createProject()).id;
-    q.chrome95 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }], ["B", "2024-01-02T11:00:00Z"]]);
+    q.chrome95 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }], ["B", "2024-01-02T11:00:00Z"]], {
+      properties: { plan: "pro" },
+    });
     q.chrome96 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: "96" }], ["B", "2024-01-02T11:00:00Z"]]);
     // The first step event with any of the properties set gives the whole list: ["Firefox", ""].
     q.firefox = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Firefox" }], ["B", "2024-01-02T11:00:00Z", { $browser_version: 95 }]]);
@@ -198,6 +200,13 @@ describe("funnel actors: list breakdowns and custom steps", () => {
     expect(await drill(`funnel_step=2&${list(["Firefox", ""])}`)).toEqual(expected(q.firefox));
     expect(await drill(`funnel_step=2&${list([])}`)).toEqual(expected(q.none));
     expect(await drill(`funnel_step=2&${list(["Chrome"])}`)).toEqual([]);
+  });
+
+  it("breaks down by a list of person properties, the empty list when none is set", async () => {
+    const persons = (value: unknown) =>
+      drill(`funnel_step=2&breakdown_type=person&breakdown=${encodeURIComponent('["plan","tier"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`);
+    expect(await persons(["pro", ""])).toEqual(expected(q.chrome95));
+    expect(await persons([])).toEqual(expected(q.chrome96, q.firefox, q.none));
   });
 
   it("lets funnel_custom_steps win over funnel_step, as PostHog does", async () => {

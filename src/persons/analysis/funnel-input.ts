@@ -96,7 +96,7 @@ export function parseFunnelStep(input: Input, steps: number, fallback?: number):
     );
   }
   if (Math.abs(step) > steps) {
-    throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1.`, "funnel_step");
+    throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -2.`, "funnel_step");
   }
   return step;
 }

@@ -24,7 +24,7 @@ export function pageOf(input: Input, limitParam = "limit", offsetParam = "offset
 function customSteps(input: Input, steps: number): number[] | undefined {
   const raw = json(input, "funnel_custom_steps");
   if (raw === undefined || (Array.isArray(raw) && !raw.length)) return undefined;
-  if (!Array.isArray(raw) || !raw.length || raw.some((n) => !Number.isInteger(n) || n < 1 || n > steps)) {
+  if (!Array.isArray(raw) || raw.some((n) => !Number.isInteger(n) || n < 1 || n > steps)) {
     throw validationError(`funnel_custom_steps must be a JSON list of step numbers between 1 and ${steps}.`, "funnel_custom_steps");
   }
   return raw as number[];
