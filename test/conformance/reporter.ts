@@ -6,7 +6,8 @@ import { DELIBERATE, NOT_EXPRESSIBLE, SUITE_PREFIX } from "./ledger";
  * Prints, after a run, one row per conformance suite (see ./ledger.ts): cases that agree with the
  * source out of those the public API can express, deliberate differences, and what is not
  * expressible and why. With CONFORMANCE_README=1 (`npm run conformance`) it also rewrites the
- * README's table between its markers, so the table is produced by the tests, never typed.
+ * README's table between its markers, so the table is produced by the tests, never typed; with
+ * CONFORMANCE_README=check (CI) a README table that differs from this run's fails the run.
  */
 interface Row {
   source: string;
@@ -48,12 +49,17 @@ function tableOf(rows: Row[]): string {
   return lines.join("\n");
 }
 
-function rewriteReadme(table: string) {
+function readmeParts() {
   const readme = readFileSync("README.md", "utf8");
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} … ${END} markers`);
-  writeFileSync("README.md", `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`);
+  return { before: readme.slice(0, start + START.length), table: readme.slice(start + START.length, end).trim(), after: readme.slice(end) };
+}
+
+function rewriteReadme(table: string) {
+  const { before, after } = readmeParts();
+  writeFileSync("README.md", `${before}\n${table}\n${after}`);
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -66,6 +72,12 @@ export default class ConformanceReporter implements Reporter {
     if (!rows.length) return;
     const table = tableOf(rows);
     console.log(`\nConformance with PostHog's published expectations:\n${table}\n`);
-    if (process.env.CONFORMANCE_README === "1" && rows.every((r) => r.failed === 0)) rewriteReadme(table);
+    const mode = process.env.CONFORMANCE_README;
+    if (mode === "1" && rows.every((r) => r.failed === 0)) rewriteReadme(table);
+    // CI runs every suite in full: the README must show what this run produced.
+    if (mode === "check" && readmeParts().table !== table) {
+      console.error("README.md's conformance table differs from what the suites produced: run `npm run conformance`.");
+      process.exitCode = 1;
+    }
   }
 }
