@@ -200,6 +200,8 @@ describe("funnel actors: list breakdowns and custom steps", () => {
     expect(await drill(`funnel_step=2&${list(["Firefox", ""])}`)).toEqual(expected(q.firefox));
     expect(await drill(`funnel_step=2&${list([])}`)).toEqual(expected(q.none));
     expect(await drill(`funnel_step=2&${list(["Chrome"])}`)).toEqual([]);
+    // A number on its own is cut to an integer, as PostHog's str(int(value)).
+    expect(await drill("funnel_step=2&breakdown=$browser_version&funnel_step_breakdown=95.7")).toEqual(expected(q.chrome95, q.firefox));
   });
 
   it("breaks down by a list of person properties, the empty list when none is set", async () => {

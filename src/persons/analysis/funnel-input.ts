@@ -107,10 +107,12 @@ export const stepCondition = (step: number) => (step > 0 ? `steps >= ${step}` : 
 /**
  * `funnel_step_breakdown` as the list of texts a breakdown value compares with: a value is a list
  * of one, lists are flattened as PostHog's arrayFlatten does, and no value (`null`, `""`) is `""`.
+ * A number on its own is cut to an integer first, as PostHog does (`str(int(value))`).
  */
 export function parseStepBreakdown(input: Input): string[] | undefined {
   const raw = jsonOrText(input, "funnel_step_breakdown");
   if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === "number") return [String(Math.trunc(raw))];
   const texts: string[] = [];
   const add = (value: unknown, depth: number) => {
     if (Array.isArray(value) && depth < 3) value.forEach((v) => add(v, depth + 1));
