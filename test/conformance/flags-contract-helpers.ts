@@ -8,7 +8,7 @@ import evaluationText from "./flags-contract/corpus/v1_evaluation.json?raw";
 
 /**
  * PostHog's flag-evaluation contract corpus (Feature Flag Rules v2 contract 1.2.0, corpus 1.1.0),
- * vendored byte for byte in ./flags-contract/ (see its SOURCE.json and README.md). The files are
+ * vendored byte for byte in ./flags-contract/ (see its README.md and SOURCE.json). The files are
  * read as text with vite's `?raw`, hashed to check them against SOURCE.json, and parsed from that
  * same text, so what is replayed is exactly what was verified.
  */
@@ -42,7 +42,7 @@ let integrity: Promise<string[]> | undefined;
 /**
  * Every difference between the vendored files and SOURCE.json (empty when intact): a listed file
  * whose SHA-256 differs or that this suite does not read, and the pinned contract version. The
- * README is not listed in SOURCE.json upstream either, so it is not (cannot be) verified.
+ * folder's README.md is ours (provenance), not part of the corpus.
  */
 export function integrityErrors(): Promise<string[]> {
   integrity ??= (async () => {
