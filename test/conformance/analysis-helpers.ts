@@ -15,6 +15,13 @@ export interface JourneyEvent {
   properties?: Record<string, unknown>;
 }
 
+/** One journey event (`properties` only when given). */
+export const at = (event: string, timestamp: string, properties?: Record<string, unknown>): JourneyEvent => ({
+  event,
+  timestamp,
+  ...(properties ? { properties } : {}),
+});
+
 /** Events per distinct id, as PostHog's `journeys_for`. */
 export type Journeys = Record<string, JourneyEvent[]>;
 

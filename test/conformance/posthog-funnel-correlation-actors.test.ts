@@ -1,23 +1,29 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
+import { at, captureJourneys, distinctIdSetOf, distinctIdsOf, drillDownOk, type Journeys, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
 import {
-  captureJourneys,
-  distinctIdSetOf,
-  distinctIdsOf,
-  drillDownOk,
-  idRange,
-  type JourneyEvent,
-  type Journeys,
-  RECORDINGS_ROW,
-  recordingsOf,
-  sorted,
-} from "./analysis-helpers";
+  basicCorrelationProject,
+  BETWEEN,
+  duplicateEventProject,
+  entity,
+  PAGEVIEW_ANALYZED,
+  PAGEVIEW_ANALYZED_UPDATED,
+  PAID,
+  personExact,
+  RECORDED_RANGE,
+  recordedSessionProject,
+  SIGNUP,
+  SIGNUP_PAID_FILTER,
+  STRICT_RECORDED_FILTER,
+  strictRecordedProject,
+} from "./funnel-correlation-scenarios";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
  * PostHog's posthog/hogql_queries/insights/funnels/test/test_funnel_correlation_actors.py, one case
  * per test method, and the test methods of test_funnel_correlation.py (same folder) that assert on
- * the correlation actors, against `/api/environments/:id/persons/funnel/correlation/`.
+ * the correlation actors, against `/api/environments/:id/persons/funnel/correlation/`. The setups
+ * both share with test_funnel_correlations_persons.py are in funnel-correlation-scenarios.ts.
  *
  * Both files ask through `get_actors(filters, team, funnelCorrelationType, funnelCorrelationNames,
  * funnelCorrelationPersonConverted, funnelCorrelationPersonEntity, funnelCorrelationPropertyValues,
@@ -30,64 +36,16 @@ import { agrees, conformance, deliberate, notExpressible } from "./ledger";
  * (true by default in `get_actors`; edgehog ignores it).
  */
 
-const SIGNUP_PAID_FILTER = {
-  events: [
-    { id: "user signed up", type: "events", order: 0 },
-    { id: "paid", type: "events", order: 1 },
-  ],
-  insight: "FUNNELS",
-  date_from: "2020-01-01",
-  date_to: "2020-01-14",
-};
-
-/** `EventsNode(event=…, properties=…)` as the route's `funnel_correlation_person_entity`. */
-const entity = (event: string, properties?: Record<string, unknown>[]) => ({ id: event, type: "events", ...(properties ? { properties } : {}) });
-
 /** `EventPropertyFilter(operator=PropertyOperator.EXACT, key=…, value=…)`. */
 const eventExact = (key: string, value: string) => ({ key, value, operator: "exact", type: "event" });
-
-/** `PersonPropertyFilter(key=…, value=…, operator=PropertyOperator.EXACT)`. */
-const personExact = (key: string, value: string) => ({ key, value, operator: "exact", type: "person" });
 
 /** `get_actors(…)`: the filter plus the correlation actors fields, `include_recordings` true as its default. */
 const correlation = (projectId: number, params: Record<string, unknown>) =>
   drillDownOk(projectId, "funnel/correlation", { include_recordings: true, ...params });
 
-const at = (event: string, timestamp: string, properties?: Record<string, unknown>): JourneyEvent => ({ event, timestamp, ...(properties ? { properties } : {}) });
-const SIGNUP = "2020-01-02T14:00:00Z";
-const BETWEEN = "2020-01-03T14:00:00Z";
-const PAID = "2020-01-04T14:00:00Z";
-
 conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correlation_actors.py)", version: "03f2add8ef" }, () => {
-  /**
-   * `_setup_basic_test`: user_0..9 convert (the even ones do "positively_related" in between),
-   * user_10..19 drop off (the even ones do "negatively_related"), user_fail does
-   * "positively_related" and drops off, user_succ does "negatively_related" and converts.
-   */
-  async function basicTest() {
-    const project = await createProject();
-    const journeys: Journeys = {};
-    for (let i = 0; i < 10; i++) {
-      journeys[`user_${i}`] = [at("user signed up", SIGNUP)];
-      if (i % 2 === 0) journeys[`user_${i}`].push(at("positively_related", BETWEEN));
-      journeys[`user_${i}`].push(at("paid", PAID));
-    }
-    for (let i = 10; i < 20; i++) {
-      journeys[`user_${i}`] = [at("user signed up", SIGNUP)];
-      if (i % 2 === 0) journeys[`user_${i}`].push(at("negatively_related", BETWEEN));
-    }
-    journeys.user_fail = [at("user signed up", SIGNUP), at("positively_related", BETWEEN)];
-    journeys.user_succ = [at("user signed up", SIGNUP), at("negatively_related", BETWEEN), at("paid", PAID)];
-    await captureJourneys(project.api_token, journeys);
-    return {
-      projectId: project.id,
-      success: idRange("user_", 0, 10).filter((_, i) => i % 2 === 0),
-      failure: idRange("user_", 10, 20).filter((_, i) => i % 2 === 0),
-    };
-  }
-
   agrees("test_basic_funnel_correlation_with_events", async () => {
-    const { projectId, success, failure } = await basicTest();
+    const { projectId, success, failure } = await basicCorrelationProject();
     const ask = async (converted: boolean | undefined, event: string) =>
       distinctIdSetOf(
         await correlation(projectId, {
@@ -106,17 +64,8 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
   });
 
   agrees("test_people_arent_returned_multiple_times", async () => {
-    const project = await createProject();
-    await captureJourneys(project.api_token, {
-      user_1: [
-        at("user signed up", SIGNUP),
-        at("positively_related", BETWEEN),
-        // duplicate event
-        at("positively_related", BETWEEN),
-        at("paid", PAID),
-      ],
-    });
-    const body = await correlation(project.id, {
+    const projectId = await duplicateEventProject();
+    const body = await correlation(projectId, {
       ...SIGNUP_PAID_FILTER,
       funnel_correlation_type: "events",
       funnel_correlation_person_converted: true,
@@ -126,29 +75,13 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
   });
 
   deliberate("test_funnel_correlation_on_event_with_recordings", RECORDINGS_ROW, async () => {
-    // Frozen at 2021-01-02T00:00:00Z. PostHog also records a replay of session s2 (which edgehog
-    // cannot store) and answers, for both questions, the "insight analyzed" event of s2 in
+    // PostHog answers, for both questions, the "insight analyzed" event of session s2 in
     // matched_recordings; edgehog answers `[]`.
-    const project = await createProject();
-    await captureJourneys(
-      project.api_token,
-      {
-        user_1: [
-          at("$pageview", "2021-01-02T00:00:00Z", { $session_id: "s2", $window_id: "w1" }),
-          at("insight loaded", "2021-01-02T00:02:00Z", { $session_id: "s2", $window_id: "w2" }),
-          at("insight analyzed", "2021-01-02T00:03:00Z", { $session_id: "s2", $window_id: "w2" }),
-        ],
-      },
-      { user_1: { foo: "bar" } },
-    );
-    const range = { insight: "FUNNELS", date_from: "2021-01-01", date_to: "2021-01-08" };
+    const projectId = await recordedSessionProject(true);
     // Success filter.
-    const converted = await correlation(project.id, {
-      ...range,
-      events: [
-        { id: "$pageview", order: 0 },
-        { id: "insight analyzed", order: 1 },
-      ],
+    const converted = await correlation(projectId, {
+      ...RECORDED_RANGE,
+      events: PAGEVIEW_ANALYZED,
       funnel_correlation_type: "events",
       funnel_correlation_person_converted: true,
       funnel_correlation_person_entity: entity("insight loaded"),
@@ -157,14 +90,10 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
     expect(distinctIdsOf(converted)[0]).toEqual("user_1");
     expect(recordingsOf(converted)[0]).toEqual([]);
     // Drop off filter.
-    const dropped = await correlation(project.id, {
-      ...range,
+    const dropped = await correlation(projectId, {
+      ...RECORDED_RANGE,
       funnel_correlation_type: "events",
-      events: [
-        { id: "$pageview", order: 0 },
-        { id: "insight analyzed", order: 1 },
-        { id: "insight updated", order: 2 },
-      ],
+      events: PAGEVIEW_ANALYZED_UPDATED,
       funnel_correlation_person_converted: false,
       funnel_correlation_person_entity: entity("insight loaded"),
     });
@@ -173,27 +102,11 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
   });
 
   deliberate("test_funnel_correlation_on_properties_with_recordings", RECORDINGS_ROW, async () => {
-    // Frozen at 2021-01-02T00:00:00Z. PostHog also records a replay of session s2 (which edgehog
-    // cannot store) and answers its "insight analyzed" event in matched_recordings; edgehog answers `[]`.
-    const project = await createProject();
-    await captureJourneys(
-      project.api_token,
-      {
-        user_1: [
-          at("$pageview", "2021-01-02T00:00:00Z", { $session_id: "s2", $window_id: "w1" }),
-          at("insight analyzed", "2021-01-02T00:03:00Z", { $session_id: "s2", $window_id: "w2" }),
-        ],
-      },
-      { user_1: { foo: "bar" } },
-    );
-    const body = await correlation(project.id, {
-      insight: "FUNNELS",
-      date_from: "2021-01-01",
-      date_to: "2021-01-08",
-      events: [
-        { id: "$pageview", order: 0 },
-        { id: "insight analyzed", order: 1 },
-      ],
+    // PostHog answers the "insight analyzed" event of session s2 in matched_recordings; edgehog answers `[]`.
+    const projectId = await recordedSessionProject(false);
+    const body = await correlation(projectId, {
+      ...RECORDED_RANGE,
+      events: PAGEVIEW_ANALYZED,
       funnel_correlation_type: "properties",
       funnel_correlation_person_converted: true,
       funnel_correlation_property_values: [personExact("foo", "bar")],
@@ -205,49 +118,15 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
 
   deliberate("test_strict_funnel_correlation_with_recordings", RECORDINGS_ROW, async () => {
     // PostHog marks this method @skip ("Works locally … but fails in CI"); its expectations are
-    // replayed all the same. Frozen at 2021-01-02T00:00:00Z. user_1 completes the strict funnel;
-    // user_2 has an interrupting event between the steps, so drops off. PostHog also records
-    // replays of sessions s2 and s3 (which edgehog cannot store) and answers, in
-    // matched_recordings, user_1's first "insight analyzed" and user_2's "$pageview"; edgehog answers `[]`.
-    const project = await createProject();
-    const w1 = (session: string) => ({ $session_id: session, $window_id: "w1" });
-    const w2 = (session: string) => ({ $session_id: session, $window_id: "w2" });
-    await captureJourneys(
-      project.api_token,
-      {
-        user_1: [
-          at("$pageview", "2021-01-02T00:00:00Z", w1("s2")),
-          at("insight analyzed", "2021-01-02T00:03:00Z", w2("s2")),
-          // Second event should not be returned.
-          at("insight analyzed", "2021-01-02T00:04:00Z", w2("s2")),
-        ],
-        user_2: [
-          at("$pageview", "2021-01-02T00:00:00Z", w1("s3")),
-          // Interrupting event.
-          at("insight loaded", "2021-01-02T00:03:00Z", w2("s3")),
-          at("insight analyzed", "2021-01-02T00:04:00Z", w2("s3")),
-        ],
-      },
-      { user_1: { foo: "bar" }, user_2: { foo: "bar" } },
-    );
-    const filter = {
-      insight: "FUNNELS",
-      date_from: "2021-01-01",
-      date_to: "2021-01-08",
-      funnel_order_type: "strict",
-      events: [
-        { id: "$pageview", order: 0 },
-        { id: "insight analyzed", order: 1 },
-      ],
-      funnel_correlation_type: "properties",
-      funnel_correlation_property_values: [personExact("foo", "bar")],
-    };
+    // replayed all the same. PostHog answers, in matched_recordings, user_1's first "insight
+    // analyzed" and user_2's "$pageview"; edgehog answers `[]`.
+    const projectId = await strictRecordedProject();
     // Success filter: exactly one person.
-    const converted = await correlation(project.id, { ...filter, funnel_correlation_person_converted: true });
+    const converted = await correlation(projectId, { ...STRICT_RECORDED_FILTER, funnel_correlation_person_converted: true });
     expect(distinctIdsOf(converted)).toEqual(["user_1"]);
     expect(recordingsOf(converted)).toEqual([[]]);
     // Drop off filter (PostHog asserts its first person).
-    const dropped = await correlation(project.id, { ...filter, funnel_correlation_person_converted: false });
+    const dropped = await correlation(projectId, { ...STRICT_RECORDED_FILTER, funnel_correlation_person_converted: false });
     expect(distinctIdsOf(dropped)[0]).toEqual("user_2");
     expect(recordingsOf(dropped)[0]).toEqual([]);
   });
@@ -284,28 +163,16 @@ conformance({ name: "PostHog funnel correlation actors tests (test_funnel_correl
     );
 
   agrees("test_basic_funnel_correlation_with_events", async () => {
-    // user_0..9 convert (the even ones do "positively_related" in between), user_10..19 drop off
-    // (the even ones do "negatively_related").
-    const project = await createProject();
-    const journeys: Journeys = {};
-    for (let i = 0; i < 10; i++) {
-      journeys[`user_${i}`] = [at("user signed up", SIGNUP)];
-      if (i % 2 === 0) journeys[`user_${i}`].push(at("positively_related", BETWEEN));
-      journeys[`user_${i}`].push(at("paid", PAID));
-    }
-    for (let i = 10; i < 20; i++) {
-      journeys[`user_${i}`] = [at("user signed up", SIGNUP)];
-      if (i % 2 === 0) journeys[`user_${i}`].push(at("negatively_related", BETWEEN));
-    }
-    await captureJourneys(project.api_token, journeys);
+    // _setup_basic_test without user_fail and user_succ.
+    const { projectId } = await basicCorrelationProject(false);
     // PostHog asks these four questions twice: before and after a correlation table query that
     // excludes "positively_related" ("Getting specific people isn't affected by exclude_events").
     // `get_actors` does not carry the exclusion, so the second round is the same four requests.
     for (const round of ["before", "after"]) {
-      expect(await actorsForEvent(project.id, SIGNUP_PAID_FILTER, "positively_related"), `${round}: positively_related successes`).toHaveLength(5);
-      expect(await actorsForEvent(project.id, SIGNUP_PAID_FILTER, "positively_related", undefined, false), `${round}: positively_related failures`).toHaveLength(0);
-      expect(await actorsForEvent(project.id, SIGNUP_PAID_FILTER, "negatively_related", undefined, false), `${round}: negatively_related failures`).toHaveLength(5);
-      expect(await actorsForEvent(project.id, SIGNUP_PAID_FILTER, "negatively_related"), `${round}: negatively_related successes`).toHaveLength(0);
+      expect(await actorsForEvent(projectId, SIGNUP_PAID_FILTER, "positively_related"), `${round}: positively_related successes`).toHaveLength(5);
+      expect(await actorsForEvent(projectId, SIGNUP_PAID_FILTER, "positively_related", undefined, false), `${round}: positively_related failures`).toHaveLength(0);
+      expect(await actorsForEvent(projectId, SIGNUP_PAID_FILTER, "negatively_related", undefined, false), `${round}: negatively_related failures`).toHaveLength(5);
+      expect(await actorsForEvent(projectId, SIGNUP_PAID_FILTER, "negatively_related"), `${round}: negatively_related successes`).toHaveLength(0);
     }
   });
 

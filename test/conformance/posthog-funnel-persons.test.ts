@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
 import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDownOk, idRange, type Journeys, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
@@ -10,33 +11,19 @@ import { agrees, conformance, deliberate, notExpressible } from "./ledger";
  * parameters of the same names; each case captures its data into a fresh project.
  */
 
-const THREE_STEPS = [
-  { id: "step one", order: 0 },
-  { id: "step two", order: 1 },
-  { id: "step three", order: 2 },
-];
-const MAY_FILTER = {
-  insight: "FUNNELS",
-  interval: "day",
-  date_from: "2021-05-01 00:00:00",
-  date_to: "2021-05-07 00:00:00",
-  funnel_window_days: 7,
-  events: THREE_STEPS,
-};
-
 /** `_create_sample_data_multiple_dropoffs`: user_0..4 do all three steps, user_5..14 two, user_15..34 one. */
-async function multipleDropoffs() {
-  const project = await createProject();
-  const journeys: Journeys = {};
-  for (const id of idRange("user_", 0, 35)) {
-    const n = Number(id.slice(5));
-    journeys[id] = [{ event: "step one", timestamp: "2021-05-01T00:00:00Z" }];
-    if (n < 15) journeys[id].push({ event: "step two", timestamp: "2021-05-03T00:00:00Z" });
-    if (n < 5) journeys[id].push({ event: "step three", timestamp: "2021-05-05T00:00:00Z" });
-  }
-  await captureJourneys(project.api_token, journeys);
-  return project.id;
-}
+const multipleDropoffs = () =>
+  multipleDropoffsProject(
+    [
+      ["step one", "2021-05-01T00:00:00Z"],
+      ["step two", "2021-05-03T00:00:00Z"],
+      ["step three", "2021-05-05T00:00:00Z"],
+    ],
+    [
+      ["step one", "2021-05-01T00:00:00Z"],
+      ["step two", "2021-05-03T00:00:00Z"],
+    ],
+  );
 
 /** `_create_browser_breakdown_events`: person1 ($country PL) converts on Chrome 95, person2 (EE) stops at step 2 on Safari 14. */
 async function browserBreakdownEvents() {
@@ -79,25 +66,25 @@ const funnel = (projectId: number, params: Record<string, unknown>) => drillDown
 conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", version: "2d1e0dc3c8" }, () => {
   agrees("test_first_step", async () => {
     const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FILTER, funnel_step: 1 });
+    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 1 });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
   });
 
   agrees("test_last_step", async () => {
     const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FILTER, funnel_step: 3 });
+    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 3 });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
   });
 
   agrees("test_second_step_dropoff", async () => {
     const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FILTER, funnel_step: -2 });
+    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: -2 });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 15, 35)));
   });
 
   agrees("test_last_step_dropoff", async () => {
     const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FILTER, funnel_step: -3 });
+    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: -3 });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
   });
 
@@ -114,9 +101,9 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
     }
     await captureJourneys(project.api_token, journeys);
     // The first 100 people (the default page), then the 10 remaining.
-    const first = await funnel(project.id, { ...MAY_FILTER, funnel_step: 1 });
+    const first = await funnel(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1 });
     expect(distinctIdsOf(first)).toHaveLength(100);
-    const rest = await funnel(project.id, { ...MAY_FILTER, funnel_step: 1, offset: 100 });
+    const rest = await funnel(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1, offset: 100 });
     expect(distinctIdsOf(rest)).toHaveLength(10);
     expect(sorted([...distinctIdsOf(first), ...distinctIdsOf(rest)])).toEqual(sorted(idRange("user_", 0, 110)));
   });
@@ -131,8 +118,8 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       [-3, [2], 10],
     ];
     for (const [step, custom, count] of cases) {
-      const results = distinctIdsOf(await funnel(projectId, { ...MAY_FILTER, funnel_step: step }));
-      const custom_results = distinctIdsOf(await funnel(projectId, { ...MAY_FILTER, funnel_step: step, funnel_custom_steps: custom }));
+      const results = distinctIdsOf(await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step }));
+      const custom_results = distinctIdsOf(await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step, funnel_custom_steps: custom }));
       expect(custom_results, `funnel_step=${step} funnel_custom_steps=${JSON.stringify(custom)}`).toEqual(results);
       expect(results, `funnel_step=${step}`).toHaveLength(count);
     }
@@ -147,7 +134,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       [[1, 3, 3, 1], 25],
     ];
     for (const [custom, count] of cases) {
-      const body = await funnel(projectId, { ...MAY_FILTER, funnel_custom_steps: custom });
+      const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_custom_steps: custom });
       expect(distinctIdsOf(body), `funnel_custom_steps=${JSON.stringify(custom)}`).toHaveLength(count);
     }
   });
@@ -155,7 +142,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
   agrees("test_steps_with_custom_steps_parameter_overrides_funnel_step", async () => {
     const projectId = await multipleDropoffs();
     // funnel_step=1 alone would mean custom steps [1, 2, 3]; the custom steps win.
-    const body = await funnel(projectId, { ...MAY_FILTER, funnel_step: 1, funnel_custom_steps: [3] });
+    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 1, funnel_custom_steps: [3] });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
   });
 
@@ -200,7 +187,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
         { event: "step two", timestamp: "2021-01-03T00:00:00Z", properties: { $session_id: "s2", $window_id: "w2" } },
       ],
     });
-    const filter = { insight: "FUNNELS", date_from: "2021-01-01", date_to: "2021-01-08", interval: "day", funnel_window_days: 7, events: THREE_STEPS };
+    const filter = { insight: "FUNNELS", date_from: "2021-01-01", date_to: "2021-01-08", interval: "day", funnel_window_days: 7, events: MAY_FUNNEL_FILTER.events };
     for (const step of [1, 2, -3]) {
       const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
       expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);

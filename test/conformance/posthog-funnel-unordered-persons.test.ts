@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDown, drillDownOk, idRange, type Journeys, recordingsOf, sorted } from "./analysis-helpers";
+import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDown, drillDownOk, idRange, recordingsOf, sorted } from "./analysis-helpers";
+import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance } from "./ledger";
 
 /**
@@ -8,41 +9,21 @@ import { agrees, conformance } from "./ledger";
  * per test method, against `/api/environments/:id/persons/funnel/` with `funnel_order_type=unordered`.
  */
 
-const UNORDERED_FILTER = {
-  insight: "FUNNELS",
-  funnel_order_type: "unordered",
-  interval: "day",
-  date_from: "2021-05-01 00:00:00",
-  date_to: "2021-05-07 00:00:00",
-  funnel_window_days: 7,
-  events: [
-    { id: "step one", order: 0 },
-    { id: "step two", order: 1 },
-    { id: "step three", order: 2 },
-  ],
-};
+const UNORDERED_FILTER = { ...MAY_FUNNEL_FILTER, funnel_order_type: "unordered" };
 
 /** `_create_sample_data_multiple_dropoffs`: user_0..4 do the three steps out of order, user_5..14 two, user_15..34 one. */
-async function multipleDropoffs() {
-  const project = await createProject();
-  const journeys: Journeys = {};
-  for (const id of idRange("user_", 0, 5)) {
-    journeys[id] = [
-      { event: "step one", timestamp: "2021-05-01T00:00:00Z" },
-      { event: "step three", timestamp: "2021-05-03T00:00:00Z" },
-      { event: "step two", timestamp: "2021-05-05T00:00:00Z" },
-    ];
-  }
-  for (const id of idRange("user_", 5, 15)) {
-    journeys[id] = [
-      { event: "step two", timestamp: "2021-05-01T00:00:00Z" },
-      { event: "step one", timestamp: "2021-05-03T00:00:00Z" },
-    ];
-  }
-  for (const id of idRange("user_", 15, 35)) journeys[id] = [{ event: "step one", timestamp: "2021-05-01T00:00:00Z" }];
-  await captureJourneys(project.api_token, journeys);
-  return project.id;
-}
+const multipleDropoffs = () =>
+  multipleDropoffsProject(
+    [
+      ["step one", "2021-05-01T00:00:00Z"],
+      ["step three", "2021-05-03T00:00:00Z"],
+      ["step two", "2021-05-05T00:00:00Z"],
+    ],
+    [
+      ["step two", "2021-05-01T00:00:00Z"],
+      ["step one", "2021-05-03T00:00:00Z"],
+    ],
+  );
 
 const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
 
