@@ -15,7 +15,7 @@ export const projects = sqliteTable(
     apiToken: text("api_token").notNull(),
     timezone: text("timezone").notNull().default("UTC"),
     /** Property filters that mark internal and test users; analysis applies them on `filter_test_accounts=true`. */
-    testAccountFilters: text("test_account_filters", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
+    testAccountFilters: text("test_account_filters", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default(sql`'[]'`),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("projects_api_token_unique").on(t.apiToken)],

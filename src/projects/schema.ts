@@ -54,7 +54,7 @@ export function projectRecord(project: Project): z.infer<typeof ProjectSchema> {
     name: project.name,
     api_token: project.apiToken,
     timezone: project.timezone,
-    test_account_filters: project.testAccountFilters as Record<string, unknown>[],
+    test_account_filters: project.testAccountFilters,
     created_at: project.createdAt,
   };
 }

@@ -50,24 +50,21 @@ export async function listProjects(db: Db, principal: Principal, page: Page) {
 export interface ProjectSettings {
   name?: string;
   timezone?: string;
-  testAccountFilters?: unknown[];
+  testAccountFilters?: Record<string, unknown>[];
 }
 
-const definedOnly = (settings: ProjectSettings) =>
-  Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ProjectSettings;
-
+/** Drizzle leaves undefined fields out of an insert (column defaults apply) and of an update. */
 export async function createProject(db: Db, input: ProjectSettings & { name: string }): Promise<Project> {
   return db
     .insert(projects)
-    .values({ ...definedOnly(input), name: input.name, apiToken: newProjectToken() })
+    .values({ ...input, apiToken: newProjectToken() })
     .returning()
     .get();
 }
 
 export async function updateProject(db: Db, id: number, input: ProjectSettings) {
-  const changes = definedOnly(input);
-  if (!Object.keys(changes).length) return getProject(db, id);
-  return db.update(projects).set(changes).where(eq(projects.id, id)).returning().get();
+  if (Object.values(input).every((v) => v === undefined)) return getProject(db, id);
+  return db.update(projects).set(input).where(eq(projects.id, id)).returning().get();
 }
 
 /** The ids among `ids` that name no project. */

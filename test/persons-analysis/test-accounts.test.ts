@@ -30,7 +30,8 @@ describe("test-account filters", () => {
     const bad = await call(`/api/projects/${projectId}/`, { method: "PATCH", body: { test_account_filters: [{ value: "x" }] } });
     expect(bad.status).toBe(400);
     expect(envelope(bad).attr).toBe("test_account_filters");
-    expect((await call(`/api/projects/${projectId}/`)).json.test_account_filters).toEqual([]);
+    // A project created without settings gets the defaults: UTC, no test-account filters.
+    expect((await call(`/api/projects/${projectId}/`)).json).toMatchObject({ timezone: "UTC", test_account_filters: [] });
     const set = await call(`/api/projects/${projectId}/`, { method: "PATCH", body: { test_account_filters: INTERNAL } });
     expect(set.status, set.text).toBe(200);
     expect(set.json.test_account_filters).toEqual(INTERNAL);
