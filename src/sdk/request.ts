@@ -42,12 +42,7 @@ function contextsOf(body: Record<string, unknown>): string[] | undefined {
 /** PostHog keeps the first 200 Unicode characters of a longer id (an emoji is one, not two UTF-16 units). */
 const MAX_DISTINCT_ID_CHARACTERS = 200;
 
-function firstCharacters(text: string, count: number): string {
-  if (text.length <= count) return text;
-  let end = 0;
-  for (let taken = 0; taken < count && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
-  return text.slice(0, end);
-}
+const firstCharacters = (text: string, count: number) => (text.length <= count ? text : Array.from(text).slice(0, count).join(""));
 
 /**
  * The evaluation request of a /flags or /decide body, with PostHog's field aliases (flag-eval.md §6.1).
