@@ -21,7 +21,11 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
-                bindings: { TEST_MIGRATIONS: migrations, ROOT_API_KEY: TEST_ROOT_API_KEY, CORS_ALLOWED_ORIGINS: TEST_ADMIN_ORIGIN },
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ROOT_API_KEY: TEST_ROOT_API_KEY,
+                  CORS_ALLOWED_ORIGINS: TEST_ADMIN_ORIGIN,
+                },
               },
             }),
           ],

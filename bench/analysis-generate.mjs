@@ -85,14 +85,16 @@ for (let p = 1; p <= PERSONS; p++) {
       t += 10_000 + Math.floor(rand() * 110_000);
       eventId++;
       first ??= t;
-      eventRows.push(`(${eventId}, ${PROJECT}, '${uuidOf(2, eventId)}', ${q(event)}, '${distinctId}', ${p}, ${q(props)}, '${new Date(t).toISOString()}')`);
+      eventRows.push(
+        `(${eventId}, ${PROJECT}, '${uuidOf(2, eventId)}', ${q(event)}, '${distinctId}', ${p}, ${q(props)}, '${new Date(t).toISOString()}')`,
+      );
       total++;
     };
     emit("$pageview");
     const noise = Math.floor(rand() * (2 * NOISE_MEAN + 1));
     for (let i = 0; i < noise; i++) emit(rand() < 0.6 ? "$pageview" : "$autocapture");
     // The funnel continues across sessions: a later session may pick up where the last stopped.
-    if (funnelStep === 0 && rand() < CONTINUE[0]) funnelStep = 1, emit(FUNNEL[0]);
+    if (funnelStep === 0 && rand() < CONTINUE[0]) (funnelStep = 1), emit(FUNNEL[0]);
     while (funnelStep > 0 && funnelStep < FUNNEL.length && rand() < CONTINUE[funnelStep]) emit(FUNNEL[funnelStep++]);
     if (funnelStep === FUNNEL.length) funnelStep = 0;
     emit("$pageleave");
@@ -112,8 +114,12 @@ const head = [
 const personSql = [];
 for (let i = 0; i < persons.length; i += ROWS_PER_INSERT) {
   const chunk = persons.slice(i, i + ROWS_PER_INSERT);
-  personSql.push(`INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES\n${chunk.map((c) => c.row).join(",\n")};`);
-  personSql.push(`INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES\n${chunk.map((c) => c.distinct).join(",\n")};`);
+  personSql.push(
+    `INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES\n${chunk.map((c) => c.row).join(",\n")};`,
+  );
+  personSql.push(
+    `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES\n${chunk.map((c) => c.distinct).join(",\n")};`,
+  );
 }
 writeFileSync(join(args.out, "000-persons.sql"), [...head, ...personSql].join("\n"));
 console.log(JSON.stringify({ persons: PERSONS, events: total, files: fileIndex + 1, out: args.out }));

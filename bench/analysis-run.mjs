@@ -29,9 +29,25 @@ if (args.load) {
   rmSync(args.state, { recursive: true, force: true });
   applyMigrations({ persistTo: args.state, quiet: true });
   const started = Date.now();
-  console.log(execFileSync(process.execPath, [join(ROOT, "bench/analysis-generate.mjs"), "--events", args.events, "--persons", args.persons, "--out", args.sql], { encoding: "utf8" }).trim());
+  console.log(
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, "bench/analysis-generate.mjs"),
+        "--events",
+        args.events,
+        "--persons",
+        args.persons,
+        "--out",
+        args.sql,
+      ],
+      { encoding: "utf8" },
+    ).trim(),
+  );
   for (const file of readdirSync(args.sql).sort()) {
-    wrangler(["d1", "execute", "DB", "--local", "--persist-to", args.state, "--file", join(args.sql, file)], { quiet: true });
+    wrangler(["d1", "execute", "DB", "--local", "--persist-to", args.state, "--file", join(args.sql, file)], {
+      quiet: true,
+    });
     process.stdout.write(`loaded ${file}\n`);
   }
   console.log(`generated and loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -47,18 +63,51 @@ const views = [
   ["funnel ordered, dropped before step 4", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=-4`],
   ["funnel strict, step 2", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=2&funnel_order_type=strict`],
   ["funnel unordered, step 4", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=4&funnel_order_type=unordered`],
-  ["funnel breakdown $browser=Chrome, step 4", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=4&breakdown=$browser&funnel_step_breakdown=Chrome`],
-  ["correlation persons ($autocapture, dropped off)", `${P}/funnel/correlation/?events=${FUNNEL}&${RANGE}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"$autocapture","type":"events"}')}&funnel_correlation_person_converted=false`],
+  [
+    "funnel breakdown $browser=Chrome, step 4",
+    `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=4&breakdown=$browser&funnel_step_breakdown=Chrome`,
+  ],
+  [
+    "correlation persons ($autocapture, dropped off)",
+    `${P}/funnel/correlation/?events=${FUNNEL}&${RANGE}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"$autocapture","type":"events"}')}&funnel_correlation_person_converted=false`,
+  ],
   ["correlation persons + events table", `${P}/funnel/correlation/?events=${FUNNEL}&${RANGE}&include_correlation=true`],
-  ["lifecycle $pageview day, returning 03-15", `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=returning`],
-  ["lifecycle $pageview day, dormant 03-15", `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=dormant`],
-  ["stickiness $pageview, exactly 3 days", `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=3`],
-  ["stickiness $pageview weekly, exactly 2 weeks", `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=2&interval=week`],
+  [
+    "lifecycle $pageview day, returning 03-15",
+    `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=returning`,
+  ],
+  [
+    "lifecycle $pageview day, dormant 03-15",
+    `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=dormant`,
+  ],
+  [
+    "stickiness $pageview, exactly 3 days",
+    `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=3`,
+  ],
+  [
+    "stickiness $pageview weekly, exactly 2 weeks",
+    `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=2&interval=week`,
+  ],
 ];
 
 const worker = await startWorker({ persistTo: args.state, vars: { ROOT_API_KEY: KEY } });
 try {
-  const count = JSON.parse(wrangler(["d1", "execute", "DB", "--local", "--json", "--persist-to", args.state, "--command", "SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM persons) AS persons"], { quiet: true }))[0].results[0];
+  const count = JSON.parse(
+    wrangler(
+      [
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--json",
+        "--persist-to",
+        args.state,
+        "--command",
+        "SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM persons) AS persons",
+      ],
+      { quiet: true },
+    ),
+  )[0].results[0];
   console.log(`data: ${count.events} events, ${count.persons} persons`);
   const rows = [];
   for (const [name, path] of views) {
@@ -70,7 +119,9 @@ try {
       const body = await res.json();
       times.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(body)}`);
-      summary = body.results ? `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}` : "";
+      summary = body.results
+        ? `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}`
+        : "";
     }
     times.sort((a, b) => a - b);
     rows.push(`| ${name} | ${times[Math.floor(times.length / 2)].toFixed(0)} | ${times[0].toFixed(0)} | ${summary} |`);

@@ -16,7 +16,12 @@ try {
       batch: Array.from({ length: size }, (_, i) => ({
         event: "$pageview",
         distinct_id: `user-${i % 50}`,
-        properties: { $current_url: `https://example.com/page/${i}`, $browser: "Chrome", $lib: "posthog-node", $set: { plan: "free" } },
+        properties: {
+          $current_url: `https://example.com/page/${i}`,
+          $browser: "Chrome",
+          $lib: "posthog-node",
+          $set: { plan: "free" },
+        },
         timestamp: new Date().toISOString(),
       })),
     });
@@ -31,10 +36,14 @@ try {
     });
     results.push({ ...r, eventsPerSec: r.requestsPerSec * size });
   }
-  const wrangler = execFileSync(process.execPath, [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "--version"], { encoding: "utf8" }).trim();
+  const wrangler = execFileSync(process.execPath, [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "--version"], {
+    encoding: "utf8",
+  }).trim();
   const sent = results.slice(1).reduce((n, r) => n + (r.total - r.non2xx) * (r.title.includes("1000") ? 1000 : 100), 0);
   const [{ n: stored }] = worker.sql("SELECT count(*) AS n FROM events");
-  console.log(JSON.stringify({ machine: machine(), wrangler, results, eventsAccepted: sent, eventsStored: stored }, null, 2));
+  console.log(
+    JSON.stringify({ machine: machine(), wrangler, results, eventsAccepted: sent, eventsStored: stored }, null, 2),
+  );
 } finally {
   await worker.stop();
 }

@@ -59,12 +59,14 @@ async function latencies(n, fn) {
 async function throughput(seconds, concurrency, fn) {
   const end = performance.now() + seconds * 1000;
   let done = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      await fn(done);
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await fn(done);
+        done++;
+      }
+    }),
+  );
   return done / seconds;
 }
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -75,18 +77,31 @@ try {
     "select toStartOfDay(timestamp) as day, count() as events, uniq(distinct_id) as users, avg(properties.amount) as avg_amount " +
     "from events where event = {variables.event_name} and timestamp >= now() - interval 30 day group by day order by day";
   const variables = { v: { code_name: "event_name", value: "$pageview", type: "String" } };
-  await api("/api/environments/1/endpoints/", { name: "daily", query: { kind: "HogQLQuery", query, variables }, is_materialized: true, sync_frequency: "24hour" });
-  await api("/api/environments/1/endpoints/", { name: "daily_inline", query: { kind: "HogQLQuery", query, variables } });
+  await api("/api/environments/1/endpoints/", {
+    name: "daily",
+    query: { kind: "HogQLQuery", query, variables },
+    is_materialized: true,
+    sync_frequency: "24hour",
+  });
+  await api("/api/environments/1/endpoints/", {
+    name: "daily_inline",
+    query: { kind: "HogQLQuery", query, variables },
+  });
   const m0 = performance.now();
   let status;
   do {
     await new Promise((r) => setTimeout(r, 200));
     status = await api("/api/environments/1/endpoints/daily/materialization_status");
   } while (status.status === "Running");
-  console.log(`materialization: ${status.status} after ${((performance.now() - m0) / 1000).toFixed(1)} s ${status.error ?? ""}`);
+  console.log(
+    `materialization: ${status.status} after ${((performance.now() - m0) / 1000).toFixed(1)} s ${status.error ?? ""}`,
+  );
 
   const names = ["$pageview", "signup", "purchase"];
-  const run = (refresh, name = "daily") => (i) => api(`/api/environments/1/endpoints/${name}/run`, { refresh, variables: { event_name: names[i % 3] } });
+  const run =
+    (refresh, name = "daily") =>
+    (i) =>
+      api(`/api/environments/1/endpoints/${name}/run`, { refresh, variables: { event_name: names[i % 3] } });
   const check = await run("force")(0);
   if (!check.endpoint_materialized) throw new Error("materialized run did not read the materialization");
   const inline = await latencies(6, run("force", "daily_inline"));
@@ -100,10 +115,16 @@ try {
   console.log(`\nendpoint runs over ${EVENTS} events (rows returned: ${check.results.length}), via wrangler dev`);
   console.log("| route | median | p95 | req/s (concurrency) |\n|---|---|---|---|");
   console.log(`| /_health | ${ms(pct(health, 50))} | ${ms(pct(health, 95))} | ${rpsHealth.toFixed(0)} (16) |`);
-  console.log(`| run, inline (refresh=force) | ${ms(pct(inline, 50))} | ${ms(pct(inline, 95))} | ${rpsInline.toFixed(1)} (2) |`);
-  console.log(`| run, from the materialization (refresh=force) | ${ms(pct(materialized, 50))} | ${ms(pct(materialized, 95))} | ${rpsMaterialized.toFixed(0)} (16) |`);
+  console.log(
+    `| run, inline (refresh=force) | ${ms(pct(inline, 50))} | ${ms(pct(inline, 95))} | ${rpsInline.toFixed(1)} (2) |`,
+  );
+  console.log(
+    `| run, from the materialization (refresh=force) | ${ms(pct(materialized, 50))} | ${ms(pct(materialized, 95))} | ${rpsMaterialized.toFixed(0)} (16) |`,
+  );
   console.log(`| run, cached inline result (refresh=cache) | ${ms(pct(cached, 50))} | ${ms(pct(cached, 95))} | |`);
-  console.log(`\nmaterialized vs inline: ${(pct(inline, 50) / pct(materialized, 50)).toFixed(0)}x faster (median latency)`);
+  console.log(
+    `\nmaterialized vs inline: ${(pct(inline, 50) / pct(materialized, 50)).toFixed(0)}x faster (median latency)`,
+  );
 
   if (!process.env.QUICK) {
     console.log("\nHogQL compile time (parse + compile, Node, same V8 as workerd):");

@@ -55,11 +55,15 @@ export default {
 /** Bundles the worker of checkout `root` and serves it (beside the bare worker) with Miniflare. */
 async function serve(root) {
   const build = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
-  execFileSync(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", build], {
-    cwd: root,
-    stdio: "ignore",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", build],
+    {
+      cwd: root,
+      stdio: "ignore",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
   const mf = new Miniflare({
     workers: [
       {
@@ -89,7 +93,9 @@ async function serve(root) {
   });
   const base = (await mf.ready).toString().replace(/\/$/, "");
   const db = await mf.getD1Database("DB", "edgehog");
-  for (const file of readdirSync(join(root, "drizzle")).filter((f) => f.endsWith(".sql")).sort()) {
+  for (const file of readdirSync(join(root, "drizzle"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
     for (const statement of readFileSync(join(root, "drizzle", file), "utf8").split("--> statement-breakpoint")) {
       if (statement.trim()) await db.prepare(statement).run();
     }
@@ -113,7 +119,15 @@ async function seed({ base, db }, label) {
   for (let i = 0; i < 50; i++) {
     const filters =
       i % 5 === 0
-        ? { groups: [{ properties: [], rollout_percentage: 50 }], multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } }
+        ? {
+            groups: [{ properties: [], rollout_percentage: 50 }],
+            multivariate: {
+              variants: [
+                { key: "a", rollout_percentage: 50 },
+                { key: "b", rollout_percentage: 50 },
+              ],
+            },
+          }
         : { groups: [{ properties: [], rollout_percentage: (i * 7) % 101 }] };
     await api(`/api/projects/${rollouts.id}/feature_flags/`, { key: `rollout-${i}`, filters });
   }
@@ -122,12 +136,27 @@ async function seed({ base, db }, label) {
   const targeted = await api("/api/projects/", { name: "bench targeting" });
   const person = await db
     .prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
-    .bind(targeted.id, crypto.randomUUID(), JSON.stringify({ plan: "pro", email: "someone@acme.com", age: 41, country: "DE" }))
+    .bind(
+      targeted.id,
+      crypto.randomUUID(),
+      JSON.stringify({ plan: "pro", email: "someone@acme.com", age: 41, country: "DE" }),
+    )
     .first();
-  await db.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'bench-user', ?)").bind(targeted.id, person.id).run();
+  await db
+    .prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'bench-user', ?)")
+    .bind(targeted.id, person.id)
+    .run();
   const cohort = await db
     .prepare("INSERT INTO cohorts (project_id, name, filters) VALUES (?, 'pros', ?) RETURNING id")
-    .bind(targeted.id, JSON.stringify({ properties: { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }] } }))
+    .bind(
+      targeted.id,
+      JSON.stringify({
+        properties: {
+          type: "OR",
+          values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }],
+        },
+      }),
+    )
     .first();
   for (let i = 0; i < 50; i++) {
     const properties =
@@ -138,7 +167,10 @@ async function seed({ base, db }, label) {
           : i % 4 === 2
             ? [{ key: "age", type: "person", operator: "gt", value: i }]
             : [{ key: "country", type: "person", operator: "exact", value: ["DE", "FR"] }];
-    await api(`/api/projects/${targeted.id}/feature_flags/`, { key: `targeted-${i}`, filters: { groups: [{ properties, rollout_percentage: 80 }] } });
+    await api(`/api/projects/${targeted.id}/feature_flags/`, {
+      key: `targeted-${i}`,
+      filters: { groups: [{ properties, rollout_percentage: 80 }] },
+    });
   }
 
   const key = (await api("/api/personal_api_keys/", { label: "bench", scopes: ["feature_flag:read"] })).value;
@@ -148,24 +180,66 @@ async function seed({ base, db }, label) {
   const payloadBytes = (await first.text()).length;
   const kvKey = `flagdefs:v1:${rollouts.api_token}:cohorts`;
 
-  const flagsBody = (token, distinctId) => JSON.stringify({ token, distinct_id: distinctId, person_properties: {}, groups: {}, group_properties: {} });
-  const post = { method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") };
+  const flagsBody = (token, distinctId) =>
+    JSON.stringify({ token, distinct_id: distinctId, person_properties: {}, groups: {}, group_properties: {} });
+  const post = {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: flagsBody(rollouts.api_token, "bench-user"),
+  };
   const flagsBytes = (await (await fetch(`${base}/flags/?v=2`, post)).text()).length;
   const scenarios = [
     ["bare: empty route", { url: `${base}/__bare/empty` }],
     ["worker: /_health (the app's own empty route)", { url: `${base}/_health` }],
     ["bare: one D1 point read", { url: `${base}/__bare/d1?project=${targeted.id}&id=bench-user` }],
-    [`bare: POST answered with ${flagsBytes} static bytes (the size of (a)'s response)`, { url: `${base}/__bare/sized?bytes=${flagsBytes}`, ...post }],
+    [
+      `bare: POST answered with ${flagsBytes} static bytes (the size of (a)'s response)`,
+      { url: `${base}/__bare/sized?bytes=${flagsBytes}`, ...post },
+    ],
     [`bare: one KV read (${payloadBytes} B)`, { url: `${base}/__bare/kv?key=${encodeURIComponent(kvKey)}` }],
-    ["/flags?v=2, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(rollouts.api_token, "bench-user") }],
-    ["/flags?v=2, 50 flags on person props/cohorts (b)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "application/json" }, body: flagsBody(targeted.api_token, "bench-user") }],
+    [
+      "/flags?v=2, 50 pure rollouts (a)",
+      {
+        url: `${base}/flags/?v=2`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: flagsBody(rollouts.api_token, "bench-user"),
+      },
+    ],
+    [
+      "/flags?v=2, 50 flags on person props/cohorts (b)",
+      {
+        url: `${base}/flags/?v=2`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: flagsBody(targeted.api_token, "bench-user"),
+      },
+    ],
     // As posthog-js 1.449 sends it from a page on another origin: gzip as text/plain, no hint.
-    ["/flags?v=2 from posthog-js: gzip text/plain with an Origin, 50 pure rollouts (a)", { url: `${base}/flags/?v=2`, method: "POST", headers: { "content-type": "text/plain", origin: "https://site.example" }, body: gzipSync(flagsBody(rollouts.api_token, "bench-user")) }],
-    ["/array/<token>/config.js (remote config, from the cached definitions)", { url: `${base}/array/${rollouts.api_token}/config.js`, headers: { origin: "https://site.example" } }],
+    [
+      "/flags?v=2 from posthog-js: gzip text/plain with an Origin, 50 pure rollouts (a)",
+      {
+        url: `${base}/flags/?v=2`,
+        method: "POST",
+        headers: { "content-type": "text/plain", origin: "https://site.example" },
+        body: gzipSync(flagsBody(rollouts.api_token, "bench-user")),
+      },
+    ],
+    [
+      "/array/<token>/config.js (remote config, from the cached definitions)",
+      { url: `${base}/array/${rollouts.api_token}/config.js`, headers: { origin: "https://site.example" } },
+    ],
     ["/flags/definitions 200", { url: definitionsUrl, headers: { authorization: `Bearer ${key}` } }],
-    ["/flags/definitions 304", { url: definitionsUrl, headers: { authorization: `Bearer ${key}`, "if-none-match": etag } }],
+    [
+      "/flags/definitions 304",
+      { url: definitionsUrl, headers: { authorization: `Bearer ${key}`, "if-none-match": etag } },
+    ],
   ];
-  return label ? scenarios.filter(([name]) => !name.startsWith("bare:") && !name.startsWith("worker:")).map(([name, o]) => [`${label}: ${name}`, o]) : scenarios;
+  return label
+    ? scenarios
+        .filter(([name]) => !name.startsWith("bare:") && !name.startsWith("worker:"))
+        .map(([name, o]) => [`${label}: ${name}`, o])
+    : scenarios;
 }
 
 const servers = [await serve(ROOT)];
@@ -190,17 +264,29 @@ for (const [, options] of selected) await autocannon({ ...options, connections: 
 const samples = new Map(selected.map(([name]) => [name, []]));
 // With a baseline, odd rounds measure the baseline's route first, so neither copy always goes second.
 const orderOf = (round) =>
-  round % 2 === 0 ? selected : selected.flatMap((s, i) => (s[0].startsWith("baseline: ") ? [] : selected[i + 1]?.[0] === `baseline: ${s[0]}` ? [selected[i + 1], s] : [s]));
+  round % 2 === 0
+    ? selected
+    : selected.flatMap((s, i) =>
+        s[0].startsWith("baseline: ") ? [] : selected[i + 1]?.[0] === `baseline: ${s[0]}` ? [selected[i + 1], s] : [s],
+      );
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, options] of orderOf(round)) {
     const r = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
     const expected = name.endsWith("304") ? r["3xx"] : 0;
-    samples.get(name).push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx - expected });
+    samples
+      .get(name)
+      .push({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors + r.timeouts + r.non2xx - expected,
+      });
     console.error(`round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s`);
   }
 }
 const median = (xs) => {
-  const sorted = [...xs].sort((x, y) => x - y), mid = Math.floor(sorted.length / 2);
+  const sorted = [...xs].sort((x, y) => x - y),
+    mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const rows = [...samples].map(([name, runs]) => ({
@@ -212,8 +298,12 @@ const rows = [...samples].map(([name, runs]) => ({
 }));
 
 const rpsOf = (prefix) => rows.find((r) => r.name.startsWith(prefix))?.rps ?? NaN;
-const empty = rpsOf("bare: empty"), d1 = rpsOf("bare: one D1"), kv = rpsOf("bare: one KV");
-console.log(`\nnode ${process.version}, ${cpus().length} × ${cpus()[0].model}, autocannon -c ${CONNECTIONS} -d ${DURATION}, median of ${ROUNDS} interleaved rounds\n`);
+const empty = rpsOf("bare: empty"),
+  d1 = rpsOf("bare: one D1"),
+  kv = rpsOf("bare: one KV");
+console.log(
+  `\nnode ${process.version}, ${cpus().length} × ${cpus()[0].model}, autocannon -c ${CONNECTIONS} -d ${DURATION}, median of ${ROUNDS} interleaved rounds\n`,
+);
 console.log("| route | req/s | p50 ms | p99 ms | unexpected status/errors | vs bare |");
 console.log("|---|---:|---:|---:|---:|---|");
 for (const r of rows) {
@@ -246,14 +336,22 @@ const cpuIndex = process.argv.indexOf("--cpu");
 if (cpuIndex > 0) {
   const amount = Number(process.argv[cpuIndex + 1]);
   const TICK_US = 1e6 / 100; // USER_HZ
-  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2).split(" ");
+  const stat = (pid) =>
+    readFileSync(`/proc/${pid}/stat`, "utf8")
+      .slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2)
+      .split(" ");
   // Each Miniflare runs one workerd, a child of this process; they started in the order of `servers`.
   const workerds = readdirSync("/proc")
     .filter((d) => /^\d+$/.test(d))
     .map((pid) => {
       try {
         const f = stat(pid);
-        return { pid, ppid: Number(f[1]), start: Number(f[19]), comm: readFileSync(`/proc/${pid}/comm`, "utf8").trim() };
+        return {
+          pid,
+          ppid: Number(f[1]),
+          start: Number(f[19]),
+          comm: readFileSync(`/proc/${pid}/comm`, "utf8").trim(),
+        };
       } catch {
         return undefined;
       }
@@ -277,7 +375,14 @@ if (cpuIndex > 0) {
   const d1Cpu = [...perRequest].find(([n]) => n.startsWith("bare: one D1"))?.[1];
   const kvCpu = [...perRequest].find(([n]) => n.startsWith("bare: one KV"))?.[1];
   for (const [name, us] of perRequest) {
-    const vs = name.includes("(a)") || name.endsWith("304") ? `${(us / emptyCpu).toFixed(2)}× empty` : name.includes("(b)") ? `${(us / d1Cpu).toFixed(2)}× D1 read` : name.endsWith("200") ? `${(us / kvCpu).toFixed(2)}× KV read` : "";
+    const vs =
+      name.includes("(a)") || name.endsWith("304")
+        ? `${(us / emptyCpu).toFixed(2)}× empty`
+        : name.includes("(b)")
+          ? `${(us / d1Cpu).toFixed(2)}× D1 read`
+          : name.endsWith("200")
+            ? `${(us / kvCpu).toFixed(2)}× KV read`
+            : "";
     console.log(`| ${name} | ${us.toFixed(0)} | ${vs} |`);
   }
 }

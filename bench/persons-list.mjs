@@ -15,7 +15,11 @@ try {
   const seedOne = async (b) => {
     const batch = Array.from({ length: Math.min(PER_BATCH, PERSONS - b * PER_BATCH) }, (_, i) => {
       const n = b * PER_BATCH + i;
-      return { event: "signed up", distinct_id: `user-${n}`, properties: { $set: { email: `user${n}@example.com`, plan: PLANS[n % 3], n } } };
+      return {
+        event: "signed up",
+        distinct_id: `user-${n}`,
+        properties: { $set: { email: `user${n}@example.com`, plan: PLANS[n % 3], n } },
+      };
     });
     const res = await fetch(`${worker.url}/batch/`, {
       method: "POST",
@@ -41,7 +45,8 @@ try {
   ];
   const results = [];
   // One connection gives the latency of a single request; four show it under concurrent load.
-  for (const run of runs) results.push(await load({ ...run, title: `${run.title}, 1 connection`, connections: 1, duration: 5 }));
+  for (const run of runs)
+    results.push(await load({ ...run, title: `${run.title}, 1 connection`, connections: 1, duration: 5 }));
   for (const run of runs) results.push(await load({ ...run, title: `${run.title}, 4 connections`, connections: 4 }));
   console.log(JSON.stringify({ machine: machine(), persons, seedSeconds, results }, null, 2));
 } finally {

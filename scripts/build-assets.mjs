@@ -48,7 +48,11 @@ async function captureWasmBytes(source) {
   const original = WebAssembly.instantiate;
   let captured;
   WebAssembly.instantiate = (binary, imports) => {
-    captured ??= new Uint8Array(binary instanceof ArrayBuffer ? binary : binary.buffer.slice(binary.byteOffset, binary.byteOffset + binary.byteLength));
+    captured ??= new Uint8Array(
+      binary instanceof ArrayBuffer
+        ? binary
+        : binary.buffer.slice(binary.byteOffset, binary.byteOffset + binary.byteLength),
+    );
     return original(binary, imports);
   };
   try {
@@ -57,6 +61,7 @@ async function captureWasmBytes(source) {
   } finally {
     WebAssembly.instantiate = original;
   }
-  if (!captured || WebAssembly.validate(captured) !== true) throw new Error("could not extract the HogQL parser's WebAssembly");
+  if (!captured || WebAssembly.validate(captured) !== true)
+    throw new Error("could not extract the HogQL parser's WebAssembly");
   return captured;
 }

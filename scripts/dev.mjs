@@ -9,7 +9,11 @@ import "./build-assets.mjs";
 const PORT = Number(process.env.PORT ?? 8787);
 const devVars = join(ROOT, ".dev.vars");
 const base62 = (n) =>
-  [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62]).join("");
+  [...randomBytes(n * 2)]
+    .filter((b) => b < 248)
+    .slice(0, n)
+    .map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62])
+    .join("");
 
 if (!existsSync(devVars)) {
   copyFileSync(join(ROOT, ".dev.vars.example"), devVars);

@@ -22,7 +22,9 @@ export async function call(path: string, options: CallOptions = {}) {
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const response = await exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? "GET", headers, body }));
+  const response = await exports.default.fetch(
+    new Request(`${BASE}${path}`, { method: options.method ?? "GET", headers, body }),
+  );
   const text = await response.text();
   let json: any;
   try {
@@ -58,7 +60,13 @@ export async function createFlag(projectId: number, body: unknown) {
 /** Asserts PostHog's error envelope and returns it. */
 export function envelope(res: { json: any }) {
   const body = res.json;
-  if (!body || typeof body.type !== "string" || typeof body.code !== "string" || typeof body.detail !== "string" || !("attr" in body)) {
+  if (
+    !body ||
+    typeof body.type !== "string" ||
+    typeof body.code !== "string" ||
+    typeof body.detail !== "string" ||
+    !("attr" in body)
+  ) {
     throw new Error(`not an error envelope: ${JSON.stringify(body)}`);
   }
   return body as { type: string; code: string; detail: string; attr: string | null };

@@ -32,7 +32,12 @@ const MAX_FUTURE_MS = 23 * 3600 * 1000;
  * a bare array (posthog-js), or one event. The token comes from the batch (`api_key`/`token`),
  * the first event that carries one, or the query string.
  */
-export function normalizeCapture(payload: unknown, query: URLSearchParams, form: URLSearchParams | null, now: Date): CaptureRequest {
+export function normalizeCapture(
+  payload: unknown,
+  query: URLSearchParams,
+  form: URLSearchParams | null,
+  now: Date,
+): CaptureRequest {
   let items: unknown[];
   let envelope: Raw = {};
   if (Array.isArray(payload)) items = payload;
@@ -40,7 +45,12 @@ export function normalizeCapture(payload: unknown, query: URLSearchParams, form:
     items = payload.batch;
     envelope = payload;
   } else if (isObject(payload) && (payload.event !== undefined || payload.distinct_id !== undefined)) items = [payload];
-  else throw validationError("Malformed request data: expected an event, an array of events, or {\"batch\": [...]}.", null, "invalid_payload");
+  else
+    throw validationError(
+      'Malformed request data: expected an event, an array of events, or {"batch": [...]}.',
+      null,
+      "invalid_payload",
+    );
 
   const batchSentAt = parseDate(envelope.sent_at) ?? parseDate(query.get("_") ? Number(query.get("_")) : undefined);
   const events: CapturedEvent[] = [];
@@ -53,10 +63,12 @@ export function normalizeCapture(payload: unknown, query: URLSearchParams, form:
     const properties = withTopLevelPersonUpdates(item, raw);
     token ??= stringOf(item.api_key) ?? stringOf(item.token) ?? stringOf(properties.token) ?? null;
     const event = item.event;
-    if (typeof event !== "string" || !event.length) return rejected.push({ index, reason: "The event has no `event` name." });
+    if (typeof event !== "string" || !event.length)
+      return rejected.push({ index, reason: "The event has no `event` name." });
     const distinctId = distinctIdOf(item, properties);
     if (distinctId === undefined) return rejected.push({ index, reason: "The event has no `distinct_id`." });
-    if (distinctId.length > 200) return rejected.push({ index, reason: "`distinct_id` is longer than 200 characters." });
+    if (distinctId.length > 200)
+      return rejected.push({ index, reason: "`distinct_id` is longer than 200 characters." });
     const uuid = typeof item.uuid === "string" && UUID.test(item.uuid) ? item.uuid.toLowerCase() : crypto.randomUUID();
     const sentAt = properties.$ignore_sent_at ? null : (parseDate(item.sent_at) ?? batchSentAt);
     events.push({ uuid, event: event.slice(0, 400), distinctId, properties, timestamp: eventTime(item, sentAt, now) });

@@ -41,7 +41,10 @@ const router = createRouter();
 for (const path of CAPTURE_PATHS) {
   router.openapi(captureRoute(path, `Capture events (${path}/)`), async (c) => {
     const result = await captureRequest(c.env, c.get("db"), c.req.raw, CAPTURE_BODY_LIMIT);
-    return c.json(result.rejected.length ? { status: 1 as const, rejected: result.rejected } : { status: 1 as const }, 200);
+    return c.json(
+      result.rejected.length ? { status: 1 as const, rejected: result.rejected } : { status: 1 as const },
+      200,
+    );
   });
 }
 export const captureRoutes = router;

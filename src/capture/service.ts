@@ -16,14 +16,23 @@ export interface CaptureResult {
  * Handles one SDK capture request end to end: decode (to at most `maxDecodedBytes`), authenticate the project token, validate
  * each event (bad ones are reported, good ones kept), then store and process the good ones.
  */
-export async function captureRequest(env: Env, db: Db, request: Request, maxDecodedBytes: number): Promise<CaptureResult> {
+export async function captureRequest(
+  env: Env,
+  db: Db,
+  request: Request,
+  maxDecodedBytes: number,
+): Promise<CaptureResult> {
   const { payload, form } = decodeSdkBody(await request.arrayBuffer(), {
     contentType: request.headers.get("content-type"),
     contentEncoding: request.headers.get("content-encoding"),
     maxDecodedBytes,
   });
   if (payload === undefined) {
-    throw validationError("No data found. Make sure to use a POST request when sending the payload in the body of the request.", null, "no_data");
+    throw validationError(
+      "No data found. Make sure to use a POST request when sending the payload in the body of the request.",
+      null,
+      "no_data",
+    );
   }
   const { token, events, rejected } = normalizeCapture(payload, new URL(request.url).searchParams, form, new Date());
   if (!token) {

@@ -20,8 +20,10 @@ export function membershipOver(projectId: number, cohorts: Map<number, CohortRow
   const member: CohortSql = (cohortId, personId) => {
     const cohort = cohorts.get(cohortId);
     if (!cohort) return sql`0`;
-    if (cohort.isStatic) return sql`(${personId} IN (SELECT person_id FROM cohort_people WHERE cohort_id = ${cohortId}))`;
-    if (stack.includes(cohortId)) throw validationError(`Cohort ${cohortId} refers to itself through its filters.`, "filters");
+    if (cohort.isStatic)
+      return sql`(${personId} IN (SELECT person_id FROM cohort_people WHERE cohort_id = ${cohortId}))`;
+    if (stack.includes(cohortId))
+      throw validationError(`Cohort ${cohortId} refers to itself through its filters.`, "filters");
     stack.push(cohortId);
     try {
       const alias = `cp${stack.length}`;
@@ -37,4 +39,3 @@ export function membershipOver(projectId: number, cohorts: Map<number, CohortRow
   };
   return member;
 }
-

@@ -97,7 +97,12 @@ const members = defineRoute({
   responses: { 200: jsonResponse(PersonListSchema, "Members (SerializedPerson), newest first") },
 });
 
-const writeContext = (c: Context<AppEnv>) => ({ env: c.env, db: c.get("db"), projectId: c.get("project").id, principal: c.get("principal") });
+const writeContext = (c: Context<AppEnv>) => ({
+  env: c.env,
+  db: c.get("db"),
+  projectId: c.get("project").id,
+  principal: c.get("principal"),
+});
 
 async function liveCohort(c: Context<AppEnv>, id: number) {
   const row = await getCohort(c.get("db"), c.get("project").id, id);
@@ -115,7 +120,15 @@ export const cohortRoutes = createRouter()
     const { rows, count } = await listCohorts(c.get("db"), c.get("project").id, page);
     // Members are counted on retrieve and in the member listing only: counting every cohort of a
     // page would scan the project's persons once per dynamic cohort.
-    return c.json(paginated(c.req.url, page, count, rows.map((r) => cohortRecord(r, null))), 200);
+    return c.json(
+      paginated(
+        c.req.url,
+        page,
+        count,
+        rows.map((r) => cohortRecord(r, null)),
+      ),
+      200,
+    );
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");

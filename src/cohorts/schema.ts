@@ -15,7 +15,10 @@ export const CohortSchema = z
       .number()
       .int()
       .nullable()
-      .openapi({ description: "Current number of members; null in lists (counting is a scan of the project's persons per cohort)." }),
+      .openapi({
+        description:
+          "Current number of members; null in lists (counting is a scan of the project's persons per cohort).",
+      }),
     created_by: z.unknown(),
     created_at: z.string(),
     last_calculation: z.string().nullable(),
@@ -30,14 +33,21 @@ const Members = {
     .max(10_000)
     .optional()
     .openapi({ description: "Static cohorts: persons to add, by integer id or uuid." }),
-  distinct_ids: z.array(z.string()).max(10_000).optional().openapi({ description: "Static cohorts: persons to add, by distinct id." }),
+  distinct_ids: z
+    .array(z.string())
+    .max(10_000)
+    .optional()
+    .openapi({ description: "Static cohorts: persons to add, by distinct id." }),
 };
 
 export const CreateCohortBody = z.object({
   name: z.string().max(400).default(""),
   description: z.string().max(1000).default(""),
   is_static: z.boolean().default(false),
-  filters: z.record(z.string(), z.unknown()).optional().openapi({ description: "`{properties: {type: AND|OR, values: [...]}}`" }),
+  filters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .openapi({ description: "`{properties: {type: AND|OR, values: [...]}}`" }),
   groups: z.array(z.unknown()).optional().openapi({ description: "Legacy form: `[{properties: [...]}, ...]`, ORed." }),
   ...Members,
 });
@@ -52,5 +62,9 @@ export const UpdateCohortBody = z.object({
 });
 
 export const CohortParams = ProjectParams.extend({
-  id: z.coerce.number().int().positive().openapi({ param: { name: "id", in: "path", required: true }, example: 1 }),
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "id", in: "path", required: true }, example: 1 }),
 });

@@ -60,8 +60,16 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
   const isStatic = input.isStatic ?? false;
   const filters = storedFilters(input) ?? {};
   if (!isStatic && !Object.keys(filters).length) throw validationError("A dynamic cohort needs filters.", "filters");
-  if (!isStatic && (input.personIds || input.distinctIds)) throw validationError("Only static cohorts take explicit members.", "person_ids");
-  const draft = { id: -1, projectId: ctx.projectId, name: input.name ?? "", description: input.description ?? "", filters, isStatic } as CohortRow;
+  if (!isStatic && (input.personIds || input.distinctIds))
+    throw validationError("Only static cohorts take explicit members.", "person_ids");
+  const draft = {
+    id: -1,
+    projectId: ctx.projectId,
+    name: input.name ?? "",
+    description: input.description ?? "",
+    filters,
+    isStatic,
+  } as CohortRow;
   await validateDefinition(ctx.db, ctx.projectId, draft);
   const now = new Date().toISOString();
   // Cohort, members and activity entry in one transaction; within it the new cohort is the project's highest id.
@@ -69,10 +77,31 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
   const results = await commit(ctx, [
     ctx.db
       .insert(cohorts)
-      .values({ projectId: ctx.projectId, name: draft.name, description: draft.description, filters, isStatic, createdBy: JSON.stringify(actorOf(ctx.principal)), createdAt: now, updatedAt: now })
+      .values({
+        projectId: ctx.projectId,
+        name: draft.name,
+        description: draft.description,
+        filters,
+        isStatic,
+        createdBy: JSON.stringify(actorOf(ctx.principal)),
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning({ id: cohorts.id }),
     ...memberStatements(ctx.db, ctx.projectId, newId, input),
-    activityEntries([{ projectId: ctx.projectId, scope: "Cohort", itemId: 0, activity: "created", principal: ctx.principal, name: draft.name }], newId),
+    activityEntries(
+      [
+        {
+          projectId: ctx.projectId,
+          scope: "Cohort",
+          itemId: 0,
+          activity: "created",
+          principal: ctx.principal,
+          name: draft.name,
+        },
+      ],
+      newId,
+    ),
   ]);
   const id = (results[0].results[0] as { id: number }).id;
   return (await getCohort(ctx.db, ctx.projectId, id))!;
@@ -81,7 +110,8 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
 export async function updateCohort(ctx: WriteContext, id: number, input: CohortInput): Promise<CohortRow> {
   const current = await getCohort(ctx.db, ctx.projectId, id);
   if (!current || current.deleted) throw notFound();
-  if (!current.isStatic && (input.personIds || input.distinctIds)) throw validationError("Only static cohorts take explicit members.", "person_ids");
+  if (!current.isStatic && (input.personIds || input.distinctIds))
+    throw validationError("Only static cohorts take explicit members.", "person_ids");
   const filters = storedFilters(input);
   const next: CohortRow = {
     ...current,
@@ -93,12 +123,25 @@ export async function updateCohort(ctx: WriteContext, id: number, input: CohortI
   if (filters !== undefined) await validateDefinition(ctx.db, ctx.projectId, next);
   const changes = (["name", "description", "filters", "deleted"] as const)
     .filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]))
-    .map((field) => ({ type: "Cohort" as const, action: "changed" as const, field, before: current[field], after: next[field] }));
+    .map((field) => ({
+      type: "Cohort" as const,
+      action: "changed" as const,
+      field,
+      before: current[field],
+      after: next[field],
+    }));
   const version = current.version + (filters !== undefined ? 1 : 0);
   await commit(ctx, [
     ctx.db
       .update(cohorts)
-      .set({ name: next.name, description: next.description, filters: next.filters, deleted: next.deleted, version, updatedAt: new Date().toISOString() })
+      .set({
+        name: next.name,
+        description: next.description,
+        filters: next.filters,
+        deleted: next.deleted,
+        version,
+        updatedAt: new Date().toISOString(),
+      })
       .where(and(eq(cohorts.projectId, ctx.projectId), eq(cohorts.id, id))),
     ...memberStatements(ctx.db, ctx.projectId, id, input),
     activityEntry(ctx.db, {
@@ -123,16 +166,16 @@ function memberStatements(db: Db, projectId: number, cohortId: number | SQL, inp
   const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());
   if (ids.length || uuids.length) {
     out.push(
-      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+      sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
         SELECT ${cohortId}, p.id FROM persons p WHERE p.project_id = ${projectId}
-          AND (p.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR p.uuid IN (SELECT value FROM json_each(${JSON.stringify(uuids)})))`),
+          AND (p.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR p.uuid IN (SELECT value FROM json_each(${JSON.stringify(uuids)})))`,
     );
   }
   if (input.distinctIds?.length) {
     out.push(
-      (sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
+      sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
         SELECT DISTINCT ${cohortId}, d.person_id FROM person_distinct_ids d
-        WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(input.distinctIds)}))`),
+        WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(input.distinctIds)}))`,
     );
   }
   return out;
@@ -141,7 +184,13 @@ function memberStatements(db: Db, projectId: number, cohortId: number | SQL, inp
 export async function listCohorts(db: Db, projectId: number, page: Page) {
   const where = and(eq(cohorts.projectId, projectId), eq(cohorts.deleted, false));
   const [rows, total] = await Promise.all([
-    db.select().from(cohorts).where(where).orderBy(desc(cohorts.createdAt), desc(cohorts.id)).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(cohorts)
+      .where(where)
+      .orderBy(desc(cohorts.createdAt), desc(cohorts.id))
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ n: count() }).from(cohorts).where(where).get(),
   ]);
   return { rows, count: total?.n ?? 0 };
@@ -150,7 +199,9 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
 /** The member count of one cohort, computed now (dynamic cohorts are not precalculated here). */
 export async function memberCount(db: Db, projectId: number, cohortId: number): Promise<number> {
   const member = await cohortMembershipSql(db, projectId);
-  const row = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`);
+  const row = await db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`,
+  );
   return row?.n ?? 0;
 }
 
@@ -159,7 +210,9 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
   const live = await liveCohorts(db, projectId);
   if (!live.length) return [];
   const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
-  const hits = await db.$client.batch<{ n: number }>(live.map((c) => statement(db, sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)));
+  const hits = await db.$client.batch<{ n: number }>(
+    live.map((c) => statement(db, sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)),
+  );
   return live.filter((_, i) => hits[i].results[0]?.n);
 }
 
@@ -167,7 +220,9 @@ export async function cohortMemberIds(db: Db, projectId: number, cohortId: numbe
   const member = await cohortMembershipSql(db, projectId);
   const where = sql`project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`;
   const [rows, total] = await Promise.all([
-    db.all<{ id: number }>(sql`SELECT id FROM persons WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`),
+    db.all<{ id: number }>(
+      sql`SELECT id FROM persons WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+    ),
     db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE ${where}`),
   ]);
   return { ids: rows.map((r) => r.id), count: total?.n ?? 0 };

@@ -2,10 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are stored as ISO 8601 UTC text with milliseconds and a `Z` (sortable as text). */
-const createdAt = () =>
-  text("created_at")
-    .notNull()
-    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
 
 export const projects = sqliteTable(
   "projects",
@@ -15,7 +12,10 @@ export const projects = sqliteTable(
     apiToken: text("api_token").notNull(),
     timezone: text("timezone").notNull().default("UTC"),
     /** Property filters that mark internal and test users; analysis applies them on `filter_test_accounts=true`. */
-    testAccountFilters: text("test_account_filters", { mode: "json" }).$type<Record<string, unknown>[]>().notNull().default(sql`'[]'`),
+    testAccountFilters: text("test_account_filters", { mode: "json" })
+      .$type<Record<string, unknown>[]>()
+      .notNull()
+      .default(sql`'[]'`),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("projects_api_token_unique").on(t.apiToken)],

@@ -37,13 +37,15 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerComponent("securitySchemes", "PersonalAPIKey", {
     type: "http",
     scheme: "bearer",
-    description: "A personal API key `phx_...` (or the deployment's root key). Scopes are listed per operation in `x-required-scopes`.",
+    description:
+      "A personal API key `phx_...` (or the deployment's root key). Scopes are listed per operation in `x-required-scopes`.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "ProjectToken", {
     type: "apiKey",
     in: "query",
     name: "token",
-    description: "The public project token `phc_...`, sent by SDKs in the body (`api_key`/`token`) or the query string.",
+    description:
+      "The public project token `phc_...`, sent by SDKs in the body (`api_key`/`token`) or the query string.",
   });
   let document: unknown;
   app

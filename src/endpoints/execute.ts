@@ -25,7 +25,9 @@ export function typesOf(columns: string[], rows: Cell[][]): [string, string][] {
       sample === undefined
         ? "Nullable(Nothing)"
         : typeof sample === "number"
-          ? Number.isInteger(sample) ? "Int64" : "Float64"
+          ? Number.isInteger(sample)
+            ? "Int64"
+            : "Float64"
           : typeof sample === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(sample)
             ? "DateTime64(3, 'UTC')"
             : typeof sample === "string" && /^\d{4}-\d\d-\d\d$/.test(sample)

@@ -5,7 +5,8 @@ import { DEFAULT_SYNC_FREQUENCY, SYNC_FREQUENCIES } from "./schema";
 import { compiledOf, type EndpointRow, type VersionRow } from "./service";
 
 /** The endpoint's Durable Object: one per endpoint (its id, so a re-created name starts clean). */
-export const materializerFor = (env: Env, endpointId: string) => env.ENDPOINT_MATERIALIZER.get(env.ENDPOINT_MATERIALIZER.idFromName(endpointId));
+export const materializerFor = (env: Env, endpointId: string) =>
+  env.ENDPOINT_MATERIALIZER.get(env.ENDPOINT_MATERIALIZER.idFromName(endpointId));
 
 export function canMaterialize(version: VersionRow): { can_materialize: boolean; reason: string | null } {
   const plan = compiledOf(version)?.materialization;
@@ -15,9 +16,15 @@ export function canMaterialize(version: VersionRow): { can_materialize: boolean;
 }
 
 /** Hands the version's transformed query to the Durable Object, which refreshes it right away. */
-export async function enableMaterialization(env: Env, endpoint: EndpointRow, version: VersionRow, frequency: string | null | undefined) {
+export async function enableMaterialization(
+  env: Env,
+  endpoint: EndpointRow,
+  version: VersionRow,
+  frequency: string | null | undefined,
+) {
   const check = canMaterialize(version);
-  if (!check.can_materialize) throw validationError(`Cannot materialize endpoint. Reason: ${check.reason}`, "is_materialized");
+  if (!check.can_materialize)
+    throw validationError(`Cannot materialize endpoint. Reason: ${check.reason}`, "is_materialized");
   const plan = compiledOf(version)!.materialization as { sql: string; variables: string[]; singleRow?: boolean };
   const syncFrequency = frequency ?? DEFAULT_SYNC_FREQUENCY;
   await materializerFor(env, endpoint.id).configure({

@@ -81,15 +81,29 @@ function layoutOf(variables: string[], page: QueryRows) {
 }
 
 /** Multi-row INSERTs, as many rows per statement as the parameter limit allows. */
-function insertRows(sql: SqlStorage, name: string, varIdx: number[], outIdx: number[], rows: Cell[][], firstRn: number) {
+function insertRows(
+  sql: SqlStorage,
+  name: string,
+  varIdx: number[],
+  outIdx: number[],
+  rows: Cell[][],
+  firstRn: number,
+) {
   const perRow = 2 + varIdx.length;
   const rowsPerStatement = Math.max(1, Math.floor(MAX_PARAMS / perRow));
   const cols = `rn, row${varIdx.map((_, i) => `, v${i}`).join("")}`;
   const tuple = `(${Array.from({ length: perRow }, () => "?").join(", ")})`;
   for (let start = 0; start < rows.length; start += rowsPerStatement) {
     const chunk = rows.slice(start, start + rowsPerStatement);
-    const params = chunk.flatMap((r, i) => [firstRn + start + i, JSON.stringify(outIdx.map((j) => r[j])), ...varIdx.map((j) => r[j])]);
-    sql.exec(`INSERT INTO ${name} (${cols}) VALUES ${chunk.map(() => tuple).join(", ")}`, ...(params as SqlStorageValue[]));
+    const params = chunk.flatMap((r, i) => [
+      firstRn + start + i,
+      JSON.stringify(outIdx.map((j) => r[j])),
+      ...varIdx.map((j) => r[j]),
+    ]);
+    sql.exec(
+      `INSERT INTO ${name} (${cols}) VALUES ${chunk.map(() => tuple).join(", ")}`,
+      ...(params as SqlStorageValue[]),
+    );
   }
 }
 
@@ -97,14 +111,29 @@ function insertRows(sql: SqlStorage, name: string, varIdx: number[], outIdx: num
 export function swapTable(sql: SqlStorage, version: number, variables: number): void {
   sql.exec(`DROP TABLE IF EXISTS ${table(version)}`);
   sql.exec(`ALTER TABLE ${staging(version)} RENAME TO ${table(version)}`);
-  if (variables) sql.exec(`CREATE INDEX IF NOT EXISTS ${table(version)}_vars ON ${table(version)} (${Array.from({ length: variables }, (_, i) => `v${i}`).join(", ")}, rn)`);
+  if (variables)
+    sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${table(version)}_vars ON ${table(version)} (${Array.from({ length: variables }, (_, i) => `v${i}`).join(", ")}, rn)`,
+    );
 }
 
 /** Rows whose variable columns equal the bound values (null-safe), in the query's order. */
-export function readTable(sql: SqlStorage, version: number, columns: string[], values: Cell[], limit: number, offset: number): QueryRows {
+export function readTable(
+  sql: SqlStorage,
+  version: number,
+  columns: string[],
+  values: Cell[],
+  limit: number,
+  offset: number,
+): QueryRows {
   const where = values.map((_, i) => `v${i} IS ?`).join(" AND ");
   const rows = sql
-    .exec<{ row: string }>(`SELECT row FROM ${table(version)}${where ? ` WHERE ${where}` : ""} ORDER BY rn LIMIT ? OFFSET ?`, ...(values as SqlStorageValue[]), limit, offset)
+    .exec<{ row: string }>(
+      `SELECT row FROM ${table(version)}${where ? ` WHERE ${where}` : ""} ORDER BY rn LIMIT ? OFFSET ?`,
+      ...(values as SqlStorageValue[]),
+      limit,
+      offset,
+    )
     .toArray()
     .map((r) => JSON.parse(r.row) as Cell[]);
   return { columns, types: typesOf(columns, rows), results: rows };

@@ -52,7 +52,9 @@ export class EndpointMaterializer extends DurableObject<Env> {
   private createTables() {
     const sql = this.ctx.storage.sql;
     this.refresher.createTable();
-    sql.exec("CREATE TABLE IF NOT EXISTS last_execution (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL, version INTEGER NOT NULL)");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS last_execution (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL, version INTEGER NOT NULL)",
+    );
     this.cache.createTable();
   }
 
@@ -78,7 +80,11 @@ export class EndpointMaterializer extends DurableObject<Env> {
   }
 
   lastExecution(): { at: string; version: number } | null {
-    return this.ctx.storage.sql.exec<{ at: string; version: number }>("SELECT at, version FROM last_execution").toArray()[0] ?? null;
+    return (
+      this.ctx.storage.sql
+        .exec<{ at: string; version: number }>("SELECT at, version FROM last_execution")
+        .toArray()[0] ?? null
+    );
   }
 
   /** Refreshes a version's table; concurrent callers share the refresh already in flight. */
@@ -99,7 +105,17 @@ export class EndpointMaterializer extends DurableObject<Env> {
     }
     const started = performance.now();
     let rows: QueryRows;
-    const stored = ready && input.materialized ? readTable(this.ctx.storage.sql, input.version, ready.columns, input.materialized, input.limit + 1, input.offset) : null;
+    const stored =
+      ready && input.materialized
+        ? readTable(
+            this.ctx.storage.sql,
+            input.version,
+            ready.columns,
+            input.materialized,
+            input.limit + 1,
+            input.offset,
+          )
+        : null;
     if (stored && stored.results.length === 0 && ready?.singleRow) ready = null;
     if (stored && ready) rows = stored;
     else {
@@ -130,7 +146,8 @@ export class EndpointMaterializer extends DurableObject<Env> {
     if (last && last.version === version && Date.parse(last.at) > Date.now() - 60_000) return;
     this.ctx.storage.sql.exec(
       "INSERT INTO last_execution (id, at, version) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, version = excluded.version",
-      new Date().toISOString(), version,
+      new Date().toISOString(),
+      version,
     );
   }
 }

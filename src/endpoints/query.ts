@@ -22,7 +22,14 @@ export interface HogQLQuery {
 const MAX_QUERY_LENGTH = 20_000;
 const CODE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const VARIABLE_TYPES = ["String", "Number", "Boolean", "List", "Date"];
-const INSIGHT_KINDS = ["TrendsQuery", "FunnelsQuery", "RetentionQuery", "PathsQuery", "StickinessQuery", "LifecycleQuery"];
+const INSIGHT_KINDS = [
+  "TrendsQuery",
+  "FunnelsQuery",
+  "RetentionQuery",
+  "PathsQuery",
+  "StickinessQuery",
+  "LifecycleQuery",
+];
 
 /** Validates a saved query; only HogQL is supported. Errors carry `attr: "query"`. */
 export function normalizeQuery(raw: unknown): HogQLQuery {
@@ -31,10 +38,15 @@ export function normalizeQuery(raw: unknown): HogQLQuery {
   if (query.kind !== "HogQLQuery") {
     const kind = typeof query.kind === "string" ? query.kind : "missing";
     const why = INSIGHT_KINDS.includes(kind) ? "insight queries are not supported yet" : "unknown query kind";
-    throw validationError(`Query kind '${kind}' is not supported (${why}); use {"kind": "HogQLQuery", "query": "SELECT ..."}.`, "query");
+    throw validationError(
+      `Query kind '${kind}' is not supported (${why}); use {"kind": "HogQLQuery", "query": "SELECT ..."}.`,
+      "query",
+    );
   }
-  if (typeof query.query !== "string" || !query.query.trim()) throw validationError("Query is empty or invalid.", "query");
-  if (query.query.length > MAX_QUERY_LENGTH) throw validationError(`Query is longer than ${MAX_QUERY_LENGTH} characters.`, "query");
+  if (typeof query.query !== "string" || !query.query.trim())
+    throw validationError("Query is empty or invalid.", "query");
+  if (query.query.length > MAX_QUERY_LENGTH)
+    throw validationError(`Query is longer than ${MAX_QUERY_LENGTH} characters.`, "query");
   const out: HogQLQuery = { ...query, kind: "HogQLQuery", query: query.query };
   for (const [key, value] of Object.entries(out)) if (value === null || value === undefined) delete out[key];
   if (out.variables !== undefined) out.variables = normalizeVariables(out.variables);
@@ -42,7 +54,8 @@ export function normalizeQuery(raw: unknown): HogQLQuery {
 }
 
 function normalizeVariables(raw: unknown): Record<string, VariableDef> {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw validationError("query.variables must be an object keyed by variable id.", "query");
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    throw validationError("query.variables must be an object keyed by variable id.", "query");
   const seen = new Set<string>();
   const out: Record<string, VariableDef> = {};
   for (const [id, def] of Object.entries(raw as Record<string, unknown>)) {
@@ -51,7 +64,11 @@ function normalizeVariables(raw: unknown): Record<string, VariableDef> {
     if (!CODE_NAME.test(code)) throw validationError(`Invalid variable code_name: ${code}`, "query");
     if (seen.has(code)) throw validationError(`Variable ${code} is defined twice`, "query");
     seen.add(code);
-    if (d.type !== undefined && !VARIABLE_TYPES.includes(String(d.type))) throw validationError(`Variable ${code} has an unknown type ${String(d.type)}; use one of ${VARIABLE_TYPES.join(", ")}`, "query");
+    if (d.type !== undefined && !VARIABLE_TYPES.includes(String(d.type)))
+      throw validationError(
+        `Variable ${code} has an unknown type ${String(d.type)}; use one of ${VARIABLE_TYPES.join(", ")}`,
+        "query",
+      );
     if (d.value !== undefined && !isBindable(d.value) && !isList(d.value)) {
       throw validationError(`Variable ${code} must have a string, number, boolean, null or list value`, "query");
     }
@@ -65,7 +82,8 @@ export const isBindable = (v: unknown) => v === null || ["string", "number", "bo
 export const isList = (v: unknown): v is unknown[] => Array.isArray(v) && v.every((x) => x !== null && isBindable(x));
 
 /** code_name → definition. */
-export const variablesByCode = (query: HogQLQuery) => new Map(Object.values(query.variables ?? {}).map((v) => [v.code_name, v]));
+export const variablesByCode = (query: HogQLQuery) =>
+  new Map(Object.values(query.variables ?? {}).map((v) => [v.code_name, v]));
 
 /** Compiles a saved query (done once, when a version is saved): refusals are a 400 on `query`. */
 export async function compileQuery(query: HogQLQuery): Promise<CompiledQuery> {
@@ -79,7 +97,10 @@ export async function compileQuery(query: HogQLQuery): Promise<CompiledQuery> {
   const defined = variablesByCode(query);
   const missing = compiled.variables.filter((v) => !defined.has(v));
   if (missing.length) {
-    throw validationError(`Query references undefined variable(s): ${missing.join(", ")}. Define them in query.variables.`, "query");
+    throw validationError(
+      `Query references undefined variable(s): ${missing.join(", ")}. Define them in query.variables.`,
+      "query",
+    );
   }
   if (compiled.variables.length > 90) throw validationError("A query may use at most 90 variables.", "query");
   return compiled;
@@ -92,7 +113,9 @@ export function sameQuery(a: unknown, b: unknown): boolean {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined).sort(([x], [y]) => (x < y ? -1 : 1));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .sort(([x], [y]) => (x < y ? -1 : 1));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);

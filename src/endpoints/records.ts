@@ -4,7 +4,8 @@ import type { EndpointRow, VersionRow } from "./service";
 
 const userOf = (label: string | null) => (label ? { first_name: label, email: null } : null);
 
-export const endpointPath = (endpoint: EndpointRow) => `/api/environments/${endpoint.projectId}/endpoints/${endpoint.name}/run`;
+export const endpointPath = (endpoint: EndpointRow) =>
+  `/api/environments/${endpoint.projectId}/endpoints/${endpoint.name}/run`;
 
 /**
  * PostHog's endpoint record (E2), built from the current version; with `versionShaped`, the record of

@@ -1,4 +1,11 @@
-import { copyToStaging, dropTable, MATERIALIZE_PAGE_ROWS, MAX_MATERIALIZED_ROWS, swapTable, TooManyRows } from "./materialized-table";
+import {
+  copyToStaging,
+  dropTable,
+  MATERIALIZE_PAGE_ROWS,
+  MAX_MATERIALIZED_ROWS,
+  swapTable,
+  TooManyRows,
+} from "./materialized-table";
 import { classifyQueryError, type QueryFailure } from "./query-errors";
 
 export interface MaterializationConfig {
@@ -59,11 +66,14 @@ export class Refresher {
   async configure(config: MaterializationConfig): Promise<MaterializationStatus> {
     const existing = this.row(config.version);
     const last = existing?.last_materialized_at ? Date.parse(existing.last_materialized_at) : null;
-    const nextRun = last === null ? Date.now() : Math.min(last + config.syncSeconds * 1000, Date.now() + config.syncSeconds * 1000);
+    const nextRun =
+      last === null ? Date.now() : Math.min(last + config.syncSeconds * 1000, Date.now() + config.syncSeconds * 1000);
     this.storage.sql.exec(
       `INSERT INTO materializations (version, config, status, next_run_at) VALUES (?, ?, 'Running', ?)
        ON CONFLICT (version) DO UPDATE SET config = excluded.config, next_run_at = excluded.next_run_at`,
-      config.version, JSON.stringify(config), nextRun,
+      config.version,
+      JSON.stringify(config),
+      nextRun,
     );
     await this.schedule();
     return this.status(config.version) as MaterializationStatus;
@@ -94,7 +104,11 @@ export class Refresher {
     if (!row || row.status !== "Completed" || !row.last_materialized_at) return null;
     const config = JSON.parse(row.config) as MaterializationConfig;
     if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
-    return { at: row.last_materialized_at, columns: JSON.parse(row.columns) as string[], singleRow: !!config.singleRow };
+    return {
+      at: row.last_materialized_at,
+      columns: JSON.parse(row.columns) as string[],
+      singleRow: !!config.singleRow,
+    };
   }
 
   /** Refreshes a version's table; concurrent callers share the refresh already in flight. */
@@ -109,7 +123,9 @@ export class Refresher {
 
   /** The alarm: every version whose refresh is due, one after another, then the next alarm. */
   async refreshDue(): Promise<void> {
-    const due = this.storage.sql.exec<{ version: number }>("SELECT version FROM materializations WHERE next_run_at <= ?", Date.now()).toArray();
+    const due = this.storage.sql
+      .exec<{ version: number }>("SELECT version FROM materializations WHERE next_run_at <= ?", Date.now())
+      .toArray();
     for (const { version } of due) await this.refresh(version);
     await this.schedule();
   }
@@ -126,7 +142,14 @@ export class Refresher {
     sql.exec("UPDATE materializations SET status = 'Running' WHERE version = ?", version);
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
-      const { columns } = await copyToStaging(this.db, this.storage, version, config, this.copyLimits.pageSize, this.copyLimits.maxRows);
+      const { columns } = await copyToStaging(
+        this.db,
+        this.storage,
+        version,
+        config,
+        this.copyLimits.pageSize,
+        this.copyLimits.maxRows,
+      );
       if (!this.row(version)) {
         dropTable(sql, version); // disabled while the copy ran
         return null;
@@ -135,23 +158,38 @@ export class Refresher {
         swapTable(sql, version, config.variables.length);
         sql.exec(
           "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
-          new Date().toISOString(), nextRun(), JSON.stringify(columns), version,
+          new Date().toISOString(),
+          nextRun(),
+          JSON.stringify(columns),
+          version,
         );
       });
       this.onRefreshed(version);
     } catch (error) {
-      const failure: QueryFailure = error instanceof TooManyRows ? { kind: "query", message: error.message } : classifyQueryError(error);
-      if (failure.kind === "server") console.error(`materialization of version ${version} failed on the database side`, failure.detail);
+      const failure: QueryFailure =
+        error instanceof TooManyRows ? { kind: "query", message: error.message } : classifyQueryError(error);
+      if (failure.kind === "server")
+        console.error(`materialization of version ${version} failed on the database side`, failure.detail);
       // The status is shown to callers: the query's own error cleaned, a server-side failure generic.
-      const message = failure.kind === "query" ? failure.message : "The refresh failed because of a database error; it is retried at the next sync.";
-      sql.exec("UPDATE materializations SET status = 'Failed', error = ?, next_run_at = ?, refreshes = refreshes + 1 WHERE version = ?", message, nextRun(), version);
+      const message =
+        failure.kind === "query"
+          ? failure.message
+          : "The refresh failed because of a database error; it is retried at the next sync.";
+      sql.exec(
+        "UPDATE materializations SET status = 'Failed', error = ?, next_run_at = ?, refreshes = refreshes + 1 WHERE version = ?",
+        message,
+        nextRun(),
+        version,
+      );
     }
     await this.schedule();
     return this.status(version);
   }
 
   private async schedule(): Promise<void> {
-    const next = this.storage.sql.exec<{ at: number | null }>("SELECT min(next_run_at) AS at FROM materializations").one().at;
+    const next = this.storage.sql
+      .exec<{ at: number | null }>("SELECT min(next_run_at) AS at FROM materializations")
+      .one().at;
     if (next === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(next);
   }

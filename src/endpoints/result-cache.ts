@@ -8,12 +8,16 @@ export class ResultCache {
   constructor(private readonly sql: SqlStorage) {}
 
   createTable(): void {
-    this.sql.exec("CREATE TABLE IF NOT EXISTS result_cache (key TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, refreshed_at INTEGER NOT NULL)");
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS result_cache (key TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, refreshed_at INTEGER NOT NULL)",
+    );
   }
 
   /** A cached result younger than the cache age and than the latest materialization, if any. */
   get(key: string, maxAgeSeconds: number, materializedAt: string | null): RunOutput | null {
-    const row = this.sql.exec<{ body: string; refreshed_at: number }>("SELECT body, refreshed_at FROM result_cache WHERE key = ?", key).toArray()[0];
+    const row = this.sql
+      .exec<{ body: string; refreshed_at: number }>("SELECT body, refreshed_at FROM result_cache WHERE key = ?", key)
+      .toArray()[0];
     if (!row) return null;
     if (row.refreshed_at + maxAgeSeconds * 1000 <= Date.now()) return null;
     if (materializedAt && row.refreshed_at < Date.parse(materializedAt)) return null;
@@ -27,7 +31,10 @@ export class ResultCache {
     this.sql.exec("DELETE FROM result_cache WHERE refreshed_at < ?", Date.now() - 86_400_000);
     this.sql.exec(
       "INSERT INTO result_cache (key, version, body, refreshed_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, refreshed_at = excluded.refreshed_at",
-      key, version, body, Date.parse(output.last_refresh),
+      key,
+      version,
+      body,
+      Date.parse(output.last_refresh),
     );
   }
 

@@ -12,8 +12,16 @@ import { endpointOpenApi } from "./openapi";
 import { endpointRecord } from "./records";
 import { runEndpoint } from "./run";
 import {
-  CreateEndpointBody, EndpointParams, EndpointRecordSchema, LastExecutionBody, ListQuery, RunBody, RunQuery, RunResponseSchema,
-  UpdateEndpointBody, VersionQuery,
+  CreateEndpointBody,
+  EndpointParams,
+  EndpointRecordSchema,
+  LastExecutionBody,
+  ListQuery,
+  RunBody,
+  RunQuery,
+  RunResponseSchema,
+  UpdateEndpointBody,
+  VersionQuery,
 } from "./schema";
 import { countVersions, currentVersion, endpointVersion, getEndpoint, listEndpoints, listVersions } from "./service";
 import { createEndpoint, deleteEndpoint, updateEndpoint } from "./write";
@@ -23,62 +31,114 @@ const read: RouteAuth = { kind: "personal", scopes: ["endpoint:read"] };
 const write: RouteAuth = { kind: "personal", scopes: ["endpoint:write"] };
 const tags = ["endpoints"];
 
-
 const list = defineRoute({
-  method: "get", path: BASE, tags, summary: "List the project's endpoints", auth: read,
+  method: "get",
+  path: BASE,
+  tags,
+  summary: "List the project's endpoints",
+  auth: read,
   request: { params: ProjectParams, query: ListQuery.extend(PaginationQuery.shape) },
   responses: { 200: json(paginatedSchema(EndpointRecordSchema), "Endpoints, newest first") },
 });
 const create = defineRoute({
-  method: "post", path: BASE, tags, summary: "Create an endpoint (version 1) from a HogQL query", auth: write,
+  method: "post",
+  path: BASE,
+  tags,
+  summary: "Create an endpoint (version 1) from a HogQL query",
+  auth: write,
   request: { params: ProjectParams, body: jsonBody(CreateEndpointBody) },
   responses: { 201: json(EndpointRecordSchema, "The new endpoint") },
 });
 const retrieve = defineRoute({
-  method: "get", path: `${BASE}/{name}`, tags, summary: "Retrieve an endpoint, or one version with ?version=N", auth: read,
+  method: "get",
+  path: `${BASE}/{name}`,
+  tags,
+  summary: "Retrieve an endpoint, or one version with ?version=N",
+  auth: read,
   request: { params: EndpointParams, query: VersionQuery },
   responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped with ?version)") },
 });
 const updateConfig = (method: "patch" | "put") =>
   defineRoute({
-    method, path: `${BASE}/{name}`, tags, summary: "Update an endpoint; a changed query creates a new version", auth: write,
+    method,
+    path: `${BASE}/{name}`,
+    tags,
+    summary: "Update an endpoint; a changed query creates a new version",
+    auth: write,
     request: { params: EndpointParams, query: VersionQuery, body: jsonBody(UpdateEndpointBody) },
     responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped when a version was targeted)") },
   });
 const remove = defineRoute({
-  method: "delete", path: `${BASE}/{name}`, tags, summary: "Delete an endpoint and every materialization", auth: write,
+  method: "delete",
+  path: `${BASE}/{name}`,
+  tags,
+  summary: "Delete an endpoint and every materialization",
+  auth: write,
   request: { params: EndpointParams },
   responses: { 204: { description: "Deleted" } },
 });
 const versions = defineRoute({
-  method: "get", path: `${BASE}/{name}/versions`, tags, summary: "List an endpoint's versions, newest first", auth: read,
+  method: "get",
+  path: `${BASE}/{name}/versions`,
+  tags,
+  summary: "List an endpoint's versions, newest first",
+  auth: read,
   request: { params: EndpointParams, query: PaginationQuery },
   responses: { 200: json(paginatedSchema(EndpointRecordSchema), "Version-shaped records") },
 });
 const runGet = defineRoute({
-  method: "get", path: `${BASE}/{name}/run`, tags, summary: "Run an endpoint (latest version unless ?version=N)", auth: read,
+  method: "get",
+  path: `${BASE}/{name}/run`,
+  tags,
+  summary: "Run an endpoint (latest version unless ?version=N)",
+  auth: read,
   request: { params: EndpointParams, query: RunQuery },
   responses: { 200: json(RunResponseSchema, "Query results") },
 });
 const runPost = defineRoute({
-  method: "post", path: `${BASE}/{name}/run`, tags, summary: "Run an endpoint with variables, a version, a limit or a refresh mode", auth: read,
-  request: { params: EndpointParams, query: RunQuery, body: { required: false, content: { "application/json": { schema: RunBody } } } },
+  method: "post",
+  path: `${BASE}/{name}/run`,
+  tags,
+  summary: "Run an endpoint with variables, a version, a limit or a refresh mode",
+  auth: read,
+  request: {
+    params: EndpointParams,
+    query: RunQuery,
+    body: { required: false, content: { "application/json": { schema: RunBody } } },
+  },
   responses: { 200: json(RunResponseSchema, "Query results") },
 });
 const status = defineRoute({
-  method: "get", path: `${BASE}/{name}/materialization_status`, tags, summary: "Materialization status of a version", auth: read,
+  method: "get",
+  path: `${BASE}/{name}/materialization_status`,
+  tags,
+  summary: "Materialization status of a version",
+  auth: read,
   request: { params: EndpointParams, query: VersionQuery },
   responses: { 200: json(z.record(z.string(), z.unknown()), "Status, or whether it can be materialized") },
 });
 const openapi = defineRoute({
-  method: "get", path: `${BASE}/{name}/openapi.json`, tags, summary: "OpenAPI 3.0.3 description of running this endpoint", auth: read,
+  method: "get",
+  path: `${BASE}/{name}/openapi.json`,
+  tags,
+  summary: "OpenAPI 3.0.3 description of running this endpoint",
+  auth: read,
   request: { params: EndpointParams, query: VersionQuery },
   responses: { 200: json(z.record(z.string(), z.unknown()), "An OpenAPI 3.0.3 document") },
 });
 const lastExecutions = defineRoute({
-  method: "post", path: `${BASE}/last_execution_times`, tags, summary: "Last execution times (past 6 months) of endpoints by name", auth: read,
+  method: "post",
+  path: `${BASE}/last_execution_times`,
+  tags,
+  summary: "Last execution times (past 6 months) of endpoints by name",
+  auth: read,
   request: { params: ProjectParams, body: jsonBody(LastExecutionBody) },
-  responses: { 200: json(z.object({ query_status: z.record(z.string(), z.unknown()) }), "A query status whose results are [name, time] pairs") },
+  responses: {
+    200: json(
+      z.object({ query_status: z.record(z.string(), z.unknown()) }),
+      "A query status whose results are [name, time] pairs",
+    ),
+  },
 });
 
 const origin = (url: string) => new URL(url).origin;
@@ -88,29 +148,66 @@ export const endpointRoutes = createRouter()
     const q = c.req.valid("query");
     const db = c.get("db");
     const page = pageOf(q);
-    const filters = { isActive: q.is_active === undefined ? undefined : q.is_active === "true", createdBy: q.created_by };
+    const filters = {
+      isActive: q.is_active === undefined ? undefined : q.is_active === "true",
+      createdBy: q.created_by,
+    };
     const { rows, count } = await listEndpoints(db, c.get("project").id, filters, page);
-    const records = await Promise.all(rows.map((r) => endpointRecord(c.env, origin(c.req.url), r.endpoint, r.version, r.versionsCount)));
+    const records = await Promise.all(
+      rows.map((r) => endpointRecord(c.env, origin(c.req.url), r.endpoint, r.version, r.versionsCount)),
+    );
     return c.json(paginated(c.req.url, page, count, records), 200);
   })
   .openapi(create, async (c) => {
     const db = c.get("db");
-    const endpoint = await createEndpoint(c.env, db, c.get("project").id, c.req.valid("json"), actorOf(c.get("principal")).first_name);
+    const endpoint = await createEndpoint(
+      c.env,
+      db,
+      c.get("project").id,
+      c.req.valid("json"),
+      actorOf(c.get("principal")).first_name,
+    );
     return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, await currentVersion(db, endpoint), 1), 201);
   })
   .openapi(retrieve, async (c) => {
     const db = c.get("db");
-    const { endpoint, version, targeted } = await endpointVersion(db, c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
-    return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), targeted), 200);
+    const { endpoint, version, targeted } = await endpointVersion(
+      db,
+      c.get("project").id,
+      c.req.valid("param").name,
+      c.req.valid("query").version,
+    );
+    return c.json(
+      await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), targeted),
+      200,
+    );
   })
   .openapi(updateConfig("patch"), async (c) => {
     const { name } = c.req.valid("param");
-    const record = await update(c.env, c.get("db"), c.get("project").id, c.req.url, name, c.req.valid("json"), c.req.valid("query").version, c.get("principal"));
+    const record = await update(
+      c.env,
+      c.get("db"),
+      c.get("project").id,
+      c.req.url,
+      name,
+      c.req.valid("json"),
+      c.req.valid("query").version,
+      c.get("principal"),
+    );
     return c.json(record, 200);
   })
   .openapi(updateConfig("put"), async (c) => {
     const { name } = c.req.valid("param");
-    const record = await update(c.env, c.get("db"), c.get("project").id, c.req.url, name, c.req.valid("json"), c.req.valid("query").version, c.get("principal"));
+    const record = await update(
+      c.env,
+      c.get("db"),
+      c.get("project").id,
+      c.req.url,
+      name,
+      c.req.valid("json"),
+      c.req.valid("query").version,
+      c.get("principal"),
+    );
     return c.json(record, 200);
   })
   .openapi(remove, async (c) => {
@@ -122,32 +219,73 @@ export const endpointRoutes = createRouter()
     const endpoint = await getEndpoint(db, c.get("project").id, c.req.valid("param").name);
     const all = await listVersions(db, endpoint.id);
     const page = pageOf(c.req.valid("query"));
-    const records = await Promise.all(all.slice(page.offset, page.offset + page.limit).map((v) => endpointRecord(c.env, origin(c.req.url), endpoint, v, all.length, true)));
+    const records = await Promise.all(
+      all
+        .slice(page.offset, page.offset + page.limit)
+        .map((v) => endpointRecord(c.env, origin(c.req.url), endpoint, v, all.length, true)),
+    );
     return c.json(paginated(c.req.url, page, all.length, records), 200);
   })
   .openapi(runGet, async (c) => {
-    const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, c.req.valid("query"));
+    const result = await runEndpoint(
+      c.env,
+      c.get("db"),
+      c.get("project"),
+      c.req.valid("param").name,
+      c.req.valid("query"),
+    );
     return c.json(result, 200);
   })
   .openapi(runPost, async (c) => {
     const body = (c.req.valid("json") ?? {}) as object;
     const q = c.req.valid("query");
     // The body wins over the query string (PostHog reads version and limit from either).
-    const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, { ...q, ...body });
+    const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, {
+      ...q,
+      ...body,
+    });
     return c.json(result, 200);
   })
   .openapi(status, async (c) => {
-    const { endpoint, version } = await endpointVersion(c.get("db"), c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
+    const { endpoint, version } = await endpointVersion(
+      c.get("db"),
+      c.get("project").id,
+      c.req.valid("param").name,
+      c.req.valid("query").version,
+    );
     return c.json(await materializationInfo(c.env, endpoint, version), 200);
   })
   .openapi(openapi, async (c) => {
-    const { endpoint, version } = await endpointVersion(c.get("db"), c.get("project").id, c.req.valid("param").name, c.req.valid("query").version);
+    const { endpoint, version } = await endpointVersion(
+      c.get("db"),
+      c.get("project").id,
+      c.req.valid("param").name,
+      c.req.valid("query").version,
+    );
     return c.json(endpointOpenApi(origin(c.req.url), endpoint, version), 200);
   })
-  .openapi(lastExecutions, async (c) => c.json(await lastExecutionTimes(c.env, c.get("db"), c.get("project").id, c.req.valid("json").names), 200));
+  .openapi(lastExecutions, async (c) =>
+    c.json(await lastExecutionTimes(c.env, c.get("db"), c.get("project").id, c.req.valid("json").names), 200),
+  );
 
 /** PATCH and PUT share PostHog's update; a targeted version answers with the version-shaped record. */
-async function update(env: Env, db: Db, projectId: number, url: string, name: string, body: z.infer<typeof UpdateEndpointBody>, version: string | undefined, principal: Principal) {
+async function update(
+  env: Env,
+  db: Db,
+  projectId: number,
+  url: string,
+  name: string,
+  body: z.infer<typeof UpdateEndpointBody>,
+  version: string | undefined,
+  principal: Principal,
+) {
   const result = await updateEndpoint(env, db, projectId, name, body, version, actorOf(principal).first_name);
-  return endpointRecord(env, origin(url), result.endpoint, result.version, await countVersions(db, result.endpoint.id), result.targeted);
+  return endpointRecord(
+    env,
+    origin(url),
+    result.endpoint,
+    result.version,
+    await countVersions(db, result.endpoint.id),
+    result.targeted,
+  );
 }

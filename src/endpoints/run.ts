@@ -42,29 +42,43 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const target = await findRunTarget(db, project.id, name, requestedVersion);
   if (!target || !target.endpoint.isActive) throw notFound();
   const { endpoint } = target;
-  if (req.query_override !== undefined && req.query_override !== null) throw validationError("query_override is not allowed. Use variables instead.", "query_override");
+  if (req.query_override !== undefined && req.query_override !== null)
+    throw validationError("query_override is not allowed. Use variables instead.", "query_override");
   if (req.filters_override !== undefined && req.filters_override !== null) {
-    throw validationError("filters_override is not supported for HogQL endpoints. Use variables instead.", "filters_override");
+    throw validationError(
+      "filters_override is not supported for HogQL endpoints. Use variables instead.",
+      "filters_override",
+    );
   }
   const version = target.version;
   if (!version) throw notFound(`Version ${requestedVersion} not found for endpoint '${endpoint.name}'`);
-  if (!version.isActive) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
+  if (!version.isActive)
+    throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
   const requestedLimit = parseLimit(req.limit);
   const refresh = (req.refresh ?? "cache") as (typeof REFRESH_MODES)[number];
-  if (!REFRESH_MODES.includes(refresh)) throw validationError(`refresh must be one of: ${REFRESH_MODES.join(", ")}.`, "refresh");
+  if (!REFRESH_MODES.includes(refresh))
+    throw validationError(`refresh must be one of: ${REFRESH_MODES.join(", ")}.`, "refresh");
   if (refresh === "direct" && !version.isMaterialized) {
-    throw validationError("'direct' refresh mode is only valid for materialized endpoints. Use 'cache' or 'force' instead.", "refresh");
+    throw validationError(
+      "'direct' refresh mode is only valid for materialized endpoints. Use 'cache' or 'force' instead.",
+      "refresh",
+    );
   }
   const query = version.query as HogQLQuery;
   const compiled = await currentPlan(env, db, endpoint, version);
   const definitions = variablesByCode(query);
   const requested = req.variables ?? {};
-  const unknown = Object.keys(requested).filter((k) => !definitions.has(k)).sort();
+  const unknown = Object.keys(requested)
+    .filter((k) => !definitions.has(k))
+    .sort();
   if (unknown.length) throw validationError(`Unknown variable(s): ${unknown.join(", ")}`, "variables");
   const lists = new Set(compiled.lists);
   for (const [key, value] of Object.entries(requested)) {
     if (lists.has(key) ? !isBindable(value) && !isList(value) : !isBindable(value)) {
-      throw validationError(`Variable ${key} must be a string, number, boolean or null${lists.has(key) ? ", or a list of them" : ""}.`, "variables");
+      throw validationError(
+        `Variable ${key} must be a string, number, boolean or null${lists.has(key) ? ", or a list of them" : ""}.`,
+        "variables",
+      );
     }
   }
   // A value binds as a parameter: the request's, else the stored one; booleans as SQLite integers,
@@ -72,7 +86,8 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const scalar = (v: unknown) => (typeof v === "boolean" ? Number(v) : v) as Cell;
   const valueOf = (code: string): Cell => {
     const value = code in requested ? requested[code] : (definitions.get(code)?.value ?? null);
-    if (lists.has(code)) return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
+    if (lists.has(code))
+      return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
     if (Array.isArray(value)) throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
     return scalar(value);
   };
@@ -83,20 +98,22 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const cacheKey = await sha256Hex(JSON.stringify([version.version, values, limit, compiled.offset]));
 
   const context = `endpoint ${endpoint.id} v${version.version} run`;
-  const outcome = await materializerFor(env, endpoint.id).run({
-    version: version.version,
-    sql: compiled.sql,
-    params: [project.id, ...values, limit + 1, compiled.offset],
-    limit,
-    offset: compiled.offset,
-    cacheKey,
-    cacheAgeSeconds,
-    refresh,
-    materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
-  }).catch((error: unknown) => {
-    // The Durable Object itself failed (overloaded, reset, unreachable): a 5xx, retryable when it says so.
-    throw queryFailureError(classifyStubError(error), context);
-  });
+  const outcome = await materializerFor(env, endpoint.id)
+    .run({
+      version: version.version,
+      sql: compiled.sql,
+      params: [project.id, ...values, limit + 1, compiled.offset],
+      limit,
+      offset: compiled.offset,
+      cacheKey,
+      cacheAgeSeconds,
+      refresh,
+      materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
+    })
+    .catch((error: unknown) => {
+      // The Durable Object itself failed (overloaded, reset, unreachable): a 5xx, retryable when it says so.
+      throw queryFailureError(classifyStubError(error), context);
+    });
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
   if ("error" in outcome) throw queryFailureError(classifyQueryError(outcome.error), context);
   const out = outcome;
@@ -121,7 +138,8 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
     endpoint_version: version.version,
     endpoint_version_created_at: version.createdAt,
   };
-  if (out.materialized_at) Object.assign(body, { endpoint_materialized: true, endpoint_materialized_at: out.materialized_at });
+  if (out.materialized_at)
+    Object.assign(body, { endpoint_materialized: true, endpoint_materialized_at: out.materialized_at });
   if (req.debug === true || req.debug === "true") {
     Object.assign(body, {
       cache_key: cacheKey,
@@ -145,9 +163,13 @@ async function currentPlan(env: Env, db: Db, endpoint: EndpointRow, version: Ver
   const stored = compiledOf(version);
   if (stored?.compiler === COMPILER_VERSION) return stored;
   const compiled = await compileQuery(version.query as HogQLQuery);
-  await db.update(endpointVersions).set({ compiled: compiled as unknown as Record<string, unknown> }).where(eq(endpointVersions.id, version.id));
+  await db
+    .update(endpointVersions)
+    .set({ compiled: compiled as unknown as Record<string, unknown> })
+    .where(eq(endpointVersions.id, version.id));
   const updated = { ...version, compiled: compiled as unknown as Record<string, unknown> };
-  if (version.isMaterialized && "sql" in compiled.materialization) await enableMaterialization(env, endpoint, updated, version.syncFrequency);
+  if (version.isMaterialized && "sql" in compiled.materialization)
+    await enableMaterialization(env, endpoint, updated, version.syncFrequency);
   return compiled;
 }
 

@@ -67,7 +67,10 @@ export const RunBody = z
     client_query_id: z.string().optional(),
     debug: z.boolean().optional(),
     filters_override: z.unknown().optional(),
-    limit: z.unknown().optional().openapi({ type: "integer", minimum: 1, description: "At most this many rows (max 50000)." }),
+    limit: z
+      .unknown()
+      .optional()
+      .openapi({ type: "integer", minimum: 1, description: "At most this many rows (max 50000)." }),
     query_override: z.unknown().optional(),
     refresh: z.enum(["cache", "force", "direct"]).optional(),
     variables: z.record(z.string(), z.unknown()).optional(),

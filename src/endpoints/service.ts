@@ -9,7 +9,11 @@ export type EndpointRow = typeof endpoints.$inferSelect;
 export type VersionRow = typeof endpointVersions.$inferSelect;
 
 export async function findEndpoint(db: Db, projectId: number, name: string): Promise<EndpointRow | undefined> {
-  return db.select().from(endpoints).where(and(eq(endpoints.projectId, projectId), eq(endpoints.name, name))).get();
+  return db
+    .select()
+    .from(endpoints)
+    .where(and(eq(endpoints.projectId, projectId), eq(endpoints.name, name)))
+    .get();
 }
 
 export async function getEndpoint(db: Db, projectId: number, name: string): Promise<EndpointRow> {
@@ -19,7 +23,12 @@ export async function getEndpoint(db: Db, projectId: number, name: string): Prom
 }
 
 /** A page of the project's endpoints, each with its current version and version count, newest first. */
-export async function listEndpoints(db: Db, projectId: number, filters: { isActive?: boolean; createdBy?: string }, page: Page) {
+export async function listEndpoints(
+  db: Db,
+  projectId: number,
+  filters: { isActive?: boolean; createdBy?: string },
+  page: Page,
+) {
   const conditions = [eq(endpoints.projectId, projectId)];
   if (filters.isActive !== undefined) conditions.push(eq(endpoints.isActive, filters.isActive));
   if (filters.createdBy !== undefined) conditions.push(eq(endpoints.createdBy, filters.createdBy));
@@ -30,7 +39,10 @@ export async function listEndpoints(db: Db, projectId: number, filters: { isActi
     db
       .select({ endpoint: endpoints, version: endpointVersions, versionsCount })
       .from(endpoints)
-      .innerJoin(endpointVersions, and(eq(endpointVersions.endpointId, endpoints.id), eq(endpointVersions.version, endpoints.currentVersion)))
+      .innerJoin(
+        endpointVersions,
+        and(eq(endpointVersions.endpointId, endpoints.id), eq(endpointVersions.version, endpoints.currentVersion)),
+      )
       .where(where)
       .orderBy(desc(endpoints.createdAt), desc(endpoints.id))
       .limit(page.limit)
@@ -41,7 +53,11 @@ export async function listEndpoints(db: Db, projectId: number, filters: { isActi
 }
 
 export async function findVersion(db: Db, endpointId: string, version: number): Promise<VersionRow | undefined> {
-  return db.select().from(endpointVersions).where(and(eq(endpointVersions.endpointId, endpointId), eq(endpointVersions.version, version))).get();
+  return db
+    .select()
+    .from(endpointVersions)
+    .where(and(eq(endpointVersions.endpointId, endpointId), eq(endpointVersions.version, version)))
+    .get();
 }
 
 export async function currentVersion(db: Db, endpoint: EndpointRow): Promise<VersionRow> {
@@ -51,11 +67,19 @@ export async function currentVersion(db: Db, endpoint: EndpointRow): Promise<Ver
 }
 
 export async function listVersions(db: Db, endpointId: string): Promise<VersionRow[]> {
-  return db.select().from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId)).orderBy(desc(endpointVersions.version)).all();
+  return db
+    .select()
+    .from(endpointVersions)
+    .where(eq(endpointVersions.endpointId, endpointId))
+    .orderBy(desc(endpointVersions.version))
+    .all();
 }
 
 export async function countVersions(db: Db, endpointId: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId));
+  const [row] = await db
+    .select({ n: count() })
+    .from(endpointVersions)
+    .where(eq(endpointVersions.endpointId, endpointId));
   return row?.n ?? 0;
 }
 
@@ -69,7 +93,10 @@ export async function findRunTarget(db: Db, projectId: number, name: string, ver
     .from(endpoints)
     .leftJoin(
       endpointVersions,
-      and(eq(endpointVersions.endpointId, endpoints.id), eq(endpointVersions.version, version ?? endpoints.currentVersion)),
+      and(
+        eq(endpointVersions.endpointId, endpoints.id),
+        eq(endpointVersions.version, version ?? endpoints.currentVersion),
+      ),
     )
     .where(and(eq(endpoints.projectId, projectId), eq(endpoints.name, name)))
     .get();

@@ -6,21 +6,44 @@ import type { Env } from "../env";
 import { conflict, validationError } from "../lib/errors";
 import { canMaterialize, disableMaterialization, enableMaterialization, materializerFor } from "./materialization";
 import { compileQuery, normalizeQuery, sameQuery } from "./query";
-import { type CreateEndpointBody, DEFAULT_SYNC_FREQUENCY, NAME_MESSAGE, NAME_PATTERN, type UpdateEndpointBody } from "./schema";
-import { currentVersion, type EndpointRow, findEndpoint, findVersion, getEndpoint, parseVersionParam, type VersionRow } from "./service";
+import {
+  type CreateEndpointBody,
+  DEFAULT_SYNC_FREQUENCY,
+  NAME_MESSAGE,
+  NAME_PATTERN,
+  type UpdateEndpointBody,
+} from "./schema";
+import {
+  currentVersion,
+  type EndpointRow,
+  findEndpoint,
+  findVersion,
+  getEndpoint,
+  parseVersionParam,
+  type VersionRow,
+} from "./service";
 
 type CreateBody = z.infer<typeof CreateEndpointBody>;
 type UpdateBody = z.infer<typeof UpdateEndpointBody>;
 const now = () => new Date().toISOString();
 
 function checkMaterializationInputs(body: CreateBody, active: boolean) {
-  if (body.is_materialized && !active) throw validationError("Cannot enable materialization on inactive endpoint.", "is_materialized");
-  if (body.sync_frequency && !active) throw validationError("Cannot set sync_frequency on inactive endpoint.", "sync_frequency");
-  if (body.is_materialized === false && body.sync_frequency) throw validationError("Cannot set sync_frequency when disabling materialization.", "sync_frequency");
+  if (body.is_materialized && !active)
+    throw validationError("Cannot enable materialization on inactive endpoint.", "is_materialized");
+  if (body.sync_frequency && !active)
+    throw validationError("Cannot set sync_frequency on inactive endpoint.", "sync_frequency");
+  if (body.is_materialized === false && body.sync_frequency)
+    throw validationError("Cannot set sync_frequency when disabling materialization.", "sync_frequency");
 }
 
 /** Create: validated in PostHog's order, then the endpoint and its version 1 are written together. */
-export async function createEndpoint(env: Env, db: Db, projectId: number, body: CreateBody, actor: string): Promise<EndpointRow> {
+export async function createEndpoint(
+  env: Env,
+  db: Db,
+  projectId: number,
+  body: CreateBody,
+  actor: string,
+): Promise<EndpointRow> {
   if (body.query === undefined) throw validationError("Must specify query", "query");
   if (!body.name) throw validationError("Endpoint must have a name.", "name");
   if (!NAME_PATTERN.test(body.name)) throw validationError(NAME_MESSAGE, "name");
@@ -28,15 +51,33 @@ export async function createEndpoint(env: Env, db: Db, projectId: number, body: 
   const compiled = await compileQuery(query);
   const active = body.is_active ?? true;
   checkMaterializationInputs(body, active);
-  if (await findEndpoint(db, projectId, body.name)) throw validationError("An endpoint with this name already exists for this team.", "name");
+  if (await findEndpoint(db, projectId, body.name))
+    throw validationError("An endpoint with this name already exists for this team.", "name");
   const endpoint: EndpointRow = {
-    id: crypto.randomUUID(), projectId, name: body.name, derivedFromInsight: body.derived_from_insight ?? null, isActive: active,
-    currentVersion: 1, createdBy: actor, createdAt: now(), updatedAt: now(), lastExecutedAt: null,
+    id: crypto.randomUUID(),
+    projectId,
+    name: body.name,
+    derivedFromInsight: body.derived_from_insight ?? null,
+    isActive: active,
+    currentVersion: 1,
+    createdBy: actor,
+    createdAt: now(),
+    updatedAt: now(),
+    lastExecutedAt: null,
   };
   const version: VersionRow = {
-    id: crypto.randomUUID(), endpointId: endpoint.id, version: 1, query, compiled: compiled as unknown as Record<string, unknown>,
-    description: body.description ?? "", cacheAgeSeconds: body.cache_age_seconds ?? null, isMaterialized: !!body.is_materialized,
-    syncFrequency: body.is_materialized ? (body.sync_frequency ?? DEFAULT_SYNC_FREQUENCY) : null, isActive: true, createdBy: actor, createdAt: now(),
+    id: crypto.randomUUID(),
+    endpointId: endpoint.id,
+    version: 1,
+    query,
+    compiled: compiled as unknown as Record<string, unknown>,
+    description: body.description ?? "",
+    cacheAgeSeconds: body.cache_age_seconds ?? null,
+    isMaterialized: !!body.is_materialized,
+    syncFrequency: body.is_materialized ? (body.sync_frequency ?? DEFAULT_SYNC_FREQUENCY) : null,
+    isActive: true,
+    createdBy: actor,
+    createdAt: now(),
   };
   if (version.isMaterialized && !canMaterialize(version).can_materialize) {
     throw validationError(`Cannot materialize endpoint. Reason: ${canMaterialize(version).reason}`, "is_materialized");
@@ -44,7 +85,8 @@ export async function createEndpoint(env: Env, db: Db, projectId: number, body: 
   try {
     await db.batch([db.insert(endpoints).values(endpoint), db.insert(endpointVersions).values(version)]);
   } catch (error) {
-    if (/UNIQUE/i.test(String(error))) throw validationError("An endpoint with this name already exists for this team.", "name");
+    if (/UNIQUE/i.test(String(error)))
+      throw validationError("An endpoint with this name already exists for this team.", "name");
     throw error;
   }
   if (version.isMaterialized) await enableMaterialization(env, endpoint, version, version.syncFrequency);
@@ -56,11 +98,22 @@ export async function createEndpoint(env: Env, db: Db, projectId: number, body: 
  * is_active and materialization apply to the targeted version (`?version=N` or body `version`),
  * else to the current one, with `is_active` then meaning the endpoint's flag.
  */
-export async function updateEndpoint(env: Env, db: Db, projectId: number, name: string, body: UpdateBody, versionParam: string | undefined, actor: string) {
+export async function updateEndpoint(
+  env: Env,
+  db: Db,
+  projectId: number,
+  name: string,
+  body: UpdateBody,
+  versionParam: string | undefined,
+  actor: string,
+) {
   const endpoint = await getEndpoint(db, projectId, name);
   const target = parseVersionParam(body.version ?? versionParam);
   if (target !== undefined && body.query !== undefined) {
-    throw validationError("Cannot change query when targeting a specific version. Query changes create a new version.", "query");
+    throw validationError(
+      "Cannot change query when targeting a specific version. Query changes create a new version.",
+      "query",
+    );
   }
   const current = await currentVersion(db, endpoint);
   let version = current;
@@ -80,8 +133,16 @@ export async function updateEndpoint(env: Env, db: Db, projectId: number, name: 
     if (!sameQuery(query, current.query)) {
       const compiled = await compileQuery(query);
       created = {
-        ...current, id: crypto.randomUUID(), version: endpoint.currentVersion + 1, query, compiled: compiled as unknown as Record<string, unknown>,
-        isMaterialized: false, syncFrequency: null, isActive: true, createdBy: actor, createdAt: now(),
+        ...current,
+        id: crypto.randomUUID(),
+        version: endpoint.currentVersion + 1,
+        query,
+        compiled: compiled as unknown as Record<string, unknown>,
+        isMaterialized: false,
+        syncFrequency: null,
+        isActive: true,
+        createdBy: actor,
+        createdAt: now(),
       };
     }
   }
@@ -93,26 +154,38 @@ export async function updateEndpoint(env: Env, db: Db, projectId: number, name: 
   const previous = created ? current : version;
   let materialize = finalActive && (body.is_materialized ?? previous.isMaterialized);
   if (materialize && !canMaterialize(next).can_materialize) {
-    if (body.is_materialized) throw validationError(`Cannot materialize endpoint. Reason: ${canMaterialize(next).reason}`, "is_materialized");
+    if (body.is_materialized)
+      throw validationError(`Cannot materialize endpoint. Reason: ${canMaterialize(next).reason}`, "is_materialized");
     materialize = false; // the new query cannot carry the old version's materialization over
   }
   next.isMaterialized = materialize;
   next.syncFrequency = materialize ? (body.sync_frequency ?? previous.syncFrequency ?? DEFAULT_SYNC_FREQUENCY) : null;
 
   const updatedEndpoint: EndpointRow = {
-    ...endpoint, isActive: endpointActive, currentVersion: created ? created.version : endpoint.currentVersion, updatedAt: now(),
-    derivedFromInsight: "derived_from_insight" in body ? (body.derived_from_insight ?? null) : endpoint.derivedFromInsight,
+    ...endpoint,
+    isActive: endpointActive,
+    currentVersion: created ? created.version : endpoint.currentVersion,
+    updatedAt: now(),
+    derivedFromInsight:
+      "derived_from_insight" in body ? (body.derived_from_insight ?? null) : endpoint.derivedFromInsight,
   };
   const { id: _id, ...endpointFields } = updatedEndpoint;
   const { id: _vid, ...versionFields } = next;
   // Optimistic concurrency: both writes apply only if the endpoint is still as read (same current
   // version, same updated_at), so a concurrent PATCH can neither be overwritten nor make this one
   // land on a version that is no longer current. A second new version N+1 fails the UNIQUE index.
-  const unchanged = and(eq(endpoints.id, endpoint.id), eq(endpoints.currentVersion, endpoint.currentVersion), sql`${endpoints.updatedAt} IS ${endpoint.updatedAt}`);
+  const unchanged = and(
+    eq(endpoints.id, endpoint.id),
+    eq(endpoints.currentVersion, endpoint.currentVersion),
+    sql`${endpoints.updatedAt} IS ${endpoint.updatedAt}`,
+  );
   const stillUnchanged = exists(db.select({ one: sql`1` }).from(endpoints).where(unchanged));
   const writeVersion = created
     ? db.insert(endpointVersions).select(sql`SELECT ${rowValues(next)} WHERE ${stillUnchanged}`)
-    : db.update(endpointVersions).set(versionFields).where(and(eq(endpointVersions.id, next.id), stillUnchanged));
+    : db
+        .update(endpointVersions)
+        .set(versionFields)
+        .where(and(eq(endpointVersions.id, next.id), stillUnchanged));
   let changed: number;
   try {
     const [, updated] = await db.batch([writeVersion, db.update(endpoints).set(endpointFields).where(unchanged)]);
@@ -131,16 +204,27 @@ export async function updateEndpoint(env: Env, db: Db, projectId: number, name: 
 
 /** A version row as an INSERT ... SELECT list, in the table's column order, encoded as drizzle encodes values. */
 function rowValues(row: VersionRow): SQL {
-  const columns = Object.entries(getTableColumns(endpointVersions)) as [keyof VersionRow, (typeof endpointVersions)["_"]["columns"][keyof VersionRow]][];
-  return sql.join(columns.map(([key, column]) => sql.param(row[key], column)), sql`, `);
+  const columns = Object.entries(getTableColumns(endpointVersions)) as [
+    keyof VersionRow,
+    (typeof endpointVersions)["_"]["columns"][keyof VersionRow],
+  ][];
+  return sql.join(
+    columns.map(([key, column]) => sql.param(row[key], column)),
+    sql`, `,
+  );
 }
 
 const concurrentChange = () =>
-  conflict("The endpoint was changed by another request while this update was applied; nothing was written. Retry with its current state.");
+  conflict(
+    "The endpoint was changed by another request while this update was applied; nothing was written. Retry with its current state.",
+  );
 
 /** Every materialization (the Durable Object's storage) goes first, then the rows. */
 export async function deleteEndpoint(env: Env, db: Db, projectId: number, name: string) {
   const endpoint = await getEndpoint(db, projectId, name);
   await materializerFor(env, endpoint.id).destroy();
-  await db.batch([db.delete(endpointVersions).where(eq(endpointVersions.endpointId, endpoint.id)), db.delete(endpoints).where(eq(endpoints.id, endpoint.id))]);
+  await db.batch([
+    db.delete(endpointVersions).where(eq(endpointVersions.endpointId, endpoint.id)),
+    db.delete(endpoints).where(eq(endpoints.id, endpoint.id)),
+  ]);
 }

@@ -21,7 +21,11 @@ export interface Change {
 }
 
 /** Field-level changes between two records (only the writable fields PostHog logs). */
-export function changesBetween(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Change[] {
+export function changesBetween(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): Change[] {
   return fields
     .filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]))
     .map((field) => ({ type: SCOPE, action: "changed", field, before: before[field], after: after[field] }));
@@ -35,9 +39,24 @@ export function changesBetween(before: Record<string, unknown>, after: Record<st
  */
 export function flagActivityInsert(
   db: Db,
-  entry: { projectId: number; flagId: number | "last_insert"; flagKey: string; activity: FlagActivity; principal: Principal; changes: Change[] },
+  entry: {
+    projectId: number;
+    flagId: number | "last_insert";
+    flagKey: string;
+    activity: FlagActivity;
+    principal: Principal;
+    changes: Change[];
+  },
 ): D1PreparedStatement {
-  const detail = JSON.stringify({ id: null, changes: entry.changes, merge: null, trigger: null, name: entry.flagKey, short_id: null, type: null });
+  const detail = JSON.stringify({
+    id: null,
+    changes: entry.changes,
+    merge: null,
+    trigger: null,
+    name: entry.flagKey,
+    short_id: null,
+    type: null,
+  });
   const item = entry.flagId === "last_insert" ? "CAST(last_insert_rowid() AS TEXT)" : "?8";
   return db.$client
     .prepare(
@@ -45,5 +64,14 @@ export function flagActivityInsert(
        SELECT ?1, ?2, ?3, item, ?4, ?5, json_set(?6, '$.id', item), ?7
        FROM (SELECT ${item} AS item) WHERE changes() > 0`,
     )
-    .bind(crypto.randomUUID(), entry.projectId, SCOPE, entry.activity, JSON.stringify(actorOf(entry.principal)), detail, nowIso(), ...(entry.flagId === "last_insert" ? [] : [String(entry.flagId)]));
+    .bind(
+      crypto.randomUUID(),
+      entry.projectId,
+      SCOPE,
+      entry.activity,
+      JSON.stringify(actorOf(entry.principal)),
+      detail,
+      nowIso(),
+      ...(entry.flagId === "last_insert" ? [] : [String(entry.flagId)]),
+    );
 }

@@ -18,7 +18,12 @@ const noCohorts = () => {
  * there are (PostHog V-B `user_blast_radius`), counted in SQL by the persons area's matcher.
  * The condition's rollout percentage is not applied, as in PostHog.
  */
-export async function userBlastRadius(db: Db, projectId: number, condition: Record<string, unknown>, groupTypeIndex: number | null): Promise<BlastRadius> {
+export async function userBlastRadius(
+  db: Db,
+  projectId: number,
+  condition: Record<string, unknown>,
+  groupTypeIndex: number | null,
+): Promise<BlastRadius> {
   const properties = condition.properties ?? [];
   if (groupTypeIndex === null) {
     const { matching, total } = await countPersonsMatching(db, projectId, parseFilterGroup(properties, "condition"));
@@ -26,9 +31,15 @@ export async function userBlastRadius(db: Db, projectId: number, condition: Reco
   }
   // Group filters read the group's own properties: match them as properties of the `groups` row.
   const asPerson = Array.isArray(properties)
-    ? properties.map((p) => (p && typeof p === "object" && (p as { type?: unknown }).type === "group" ? { ...p, type: "person" } : p))
+    ? properties.map((p) =>
+        p && typeof p === "object" && (p as { type?: unknown }).type === "group" ? { ...p, type: "person" } : p,
+      )
     : properties;
-  const where = compileFilterGroup(parseFilterGroup(asPerson, "condition"), { personProperties: sql`${groups.properties}` }, noCohorts);
+  const where = compileFilterGroup(
+    parseFilterGroup(asPerson, "condition"),
+    { personProperties: sql`${groups.properties}` },
+    noCohorts,
+  );
   const ofType = and(eq(groups.projectId, projectId), eq(groups.groupTypeIndex, groupTypeIndex));
   const [matching, total] = await Promise.all([
     db.select({ n: count() }).from(groups).where(and(ofType, where)).get(),

@@ -1,7 +1,8 @@
 import type { PropertyGroup } from "./evaluation/cohorts";
 import type { Condition, FlagDefinition, PropertyFilter } from "./evaluation/types";
 
-const isGroup = (entry: PropertyGroup | PropertyFilter): entry is PropertyGroup => Array.isArray((entry as PropertyGroup).values);
+const isGroup = (entry: PropertyGroup | PropertyFilter): entry is PropertyGroup =>
+  Array.isArray((entry as PropertyGroup).values);
 
 const plainPersonFilter = (entry: PropertyGroup | PropertyFilter): entry is PropertyFilter =>
   !isGroup(entry) && (entry.type === "person" || entry.type === undefined) && !entry.negation;
@@ -34,10 +35,14 @@ export function expandCohorts(flag: FlagDefinition, cohorts: Map<number, Propert
   const target = groups.findIndex((g) => g?.properties?.some((p) => p.type === "cohort"));
   const condition = groups[target];
   const filter = cohortFilters[0];
-  if (condition.properties!.length !== 1 || condition.variant || (filter.operator && filter.operator !== "in")) return flag;
+  if (condition.properties!.length !== 1 || condition.variant || (filter.operator && filter.operator !== "in"))
+    return flag;
   const cohort = cohorts.get(Number(filter.value));
   const lists = cohort && asConditionLists(cohort);
   if (!lists) return flag;
   const expanded: Condition[] = lists.map((properties) => ({ ...condition, properties }));
-  return { ...flag, filters: { ...flag.filters, groups: [...groups.slice(0, target), ...expanded, ...groups.slice(target + 1)] } };
+  return {
+    ...flag,
+    filters: { ...flag.filters, groups: [...groups.slice(0, target), ...expanded, ...groups.slice(target + 1)] },
+  };
 }

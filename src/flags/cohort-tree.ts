@@ -12,7 +12,10 @@ export function cohortTree(filters: Record<string, unknown> | null | undefined):
   if (Array.isArray(filters?.groups)) {
     return {
       type: "OR",
-      values: filters.groups.map((g) => ({ type: "AND", values: ((g as { properties?: unknown })?.properties ?? []) as PropertyGroup["values"] })),
+      values: filters.groups.map((g) => ({
+        type: "AND",
+        values: ((g as { properties?: unknown })?.properties ?? []) as PropertyGroup["values"],
+      })),
     };
   }
   return { type: "AND", values: [] };

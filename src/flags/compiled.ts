@@ -38,7 +38,8 @@ function compile(payload: DefinitionsPayload): CompiledDefinitions {
   for (const flag of payload.flags) {
     if (!flag.active) continue;
     if (flag.ensure_experience_continuity) continuity.push(flag.key);
-    if (flag.ensure_experience_continuity || flag.filters.feature_enrollment || flag.filters.super_groups?.length) alwaysNeedsPerson = true;
+    if (flag.ensure_experience_continuity || flag.filters.feature_enrollment || flag.filters.super_groups?.length)
+      alwaysNeedsPerson = true;
     // Stored filters are validated on write; a malformed row still must not fail every flag here
     // (its own evaluation fails it alone).
     for (const group of Array.isArray(flag.filters.groups) ? flag.filters.groups : []) {
@@ -63,7 +64,10 @@ function compile(payload: DefinitionsPayload): CompiledDefinitions {
     continuity,
     groupIndexByName: new Map(Object.entries(payload.group_type_mapping).map(([i, name]) => [name, Number(i)])),
     groupKeys: new Map([...groupKeys].map(([index, keys]) => [index, [...keys]])),
-    restrictsCallers: payload.flags.some((f) => runtimeRestrictionOf(f) !== undefined || (Array.isArray(f.evaluation_tags) && f.evaluation_tags.length > 0)),
+    restrictsCallers: payload.flags.some(
+      (f) =>
+        runtimeRestrictionOf(f) !== undefined || (Array.isArray(f.evaluation_tags) && f.evaluation_tags.length > 0),
+    ),
   };
 }
 

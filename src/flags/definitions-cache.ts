@@ -40,11 +40,21 @@ const kvKey = (token: string, variant: Variant) => `flagdefs:v1:${token}:${varia
 /** JSON with object keys sorted at every level (the bytes the ETag is computed over). */
 export function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
   );
 }
 
-async function entryFor(project: Project, payload: DefinitionsPayload, staticCohorts: number[]): Promise<CachedDefinitions> {
+async function entryFor(
+  project: Project,
+  payload: DefinitionsPayload,
+  staticCohorts: number[],
+): Promise<CachedDefinitions> {
   const body = sortedJson(payload);
   const etag = `W/"${(await sha256Hex(body)).slice(0, 16)}"`;
   return { projectId: project.id, etag, body, staticCohorts, timezone: project.timezone, parsed: payload };
@@ -57,7 +67,13 @@ async function entryFor(project: Project, payload: DefinitionsPayload, staticCoh
  */
 const KV_TTL_SECONDS = 60 * 60;
 
-async function putWithRetry(kv: KVNamespace, key: string, body: string, metadata: Metadata, attempts = 3): Promise<void> {
+async function putWithRetry(
+  kv: KVNamespace,
+  key: string,
+  body: string,
+  metadata: Metadata,
+  attempts = 3,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await kv.put(key, body, { metadata, expirationTtl: KV_TTL_SECONDS });
@@ -82,7 +98,12 @@ async function write(env: Env, project: Project, entries: Record<Variant, Cached
     (Object.keys(entries) as Variant[]).map((variant) => {
       const e = entries[variant];
       memory.set(kvKey(project.apiToken, variant), { entry: e, at: now });
-      const metadata: Metadata = { projectId: e.projectId, etag: e.etag, staticCohorts: e.staticCohorts, timezone: e.timezone };
+      const metadata: Metadata = {
+        projectId: e.projectId,
+        etag: e.etag,
+        staticCohorts: e.staticCohorts,
+        timezone: e.timezone,
+      };
       return putWithRetry(env.FLAGS_KV, kvKey(project.apiToken, variant), e.body, metadata);
     }),
   );
@@ -131,12 +152,19 @@ export async function refreshFlagDefinitions(env: Env, db: Db, projectId: number
 async function evict(env: Env, token: string): Promise<void> {
   for (const variant of ["cohorts", "plain"] as Variant[]) {
     memory.delete(kvKey(token, variant));
-    await env.FLAGS_KV.delete(kvKey(token, variant)).catch((err) => console.error("evicting flag definitions failed", err));
+    await env.FLAGS_KV.delete(kvKey(token, variant)).catch((err) =>
+      console.error("evicting flag definitions failed", err),
+    );
   }
 }
 
 /** The cached payload for a project token, rebuilt on a KV miss; undefined for an unknown token. */
-export async function readDefinitions(env: Env, db: Db, token: string, variant: Variant): Promise<CachedDefinitions | undefined> {
+export async function readDefinitions(
+  env: Env,
+  db: Db,
+  token: string,
+  variant: Variant,
+): Promise<CachedDefinitions | undefined> {
   if (!isWellFormedProjectToken(token)) return undefined;
   const key = kvKey(token, variant);
   const hot = memory.get(key);

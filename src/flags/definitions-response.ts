@@ -18,7 +18,8 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 /** The cached payload for a token, or undefined for an unknown token. */
-export const definitionsFor = (c: Context<AppEnv>, token: string, variant: Variant) => readDefinitions(c.env, c.get("db"), token, variant);
+export const definitionsFor = (c: Context<AppEnv>, token: string, variant: Variant) =>
+  readDefinitions(c.env, c.get("db"), token, variant);
 
 /** 200 with the payload, or 304 when If-None-Match names its ETag; both carry the ETag. */
 export function definitionsResponse(c: Context<AppEnv>, entry: CachedDefinitions): Response {

@@ -95,11 +95,13 @@ export async function buildDefinitions(
   const byId = new Map(rows.map((r) => [r.id, r]));
   const flags = rows.filter((r) => !r.isRemoteConfiguration).map((r) => minimalFlag(r, byId));
 
-  const dynamic = new Map(
-    cohorts.filter((c) => !c.isStatic).map((c) => [c.id, cohortTree(c.filters)]),
-  );
+  const dynamic = new Map(cohorts.filter((c) => !c.isStatic).map((c) => [c.id, cohortTree(c.filters)]));
   const used = new Set<number>();
-  const pendingRoots = [...referencedCohorts({ values: flags.flatMap((f) => (f.filters.groups ?? []).flatMap((g) => g?.properties ?? [])) })];
+  const pendingRoots = [
+    ...referencedCohorts({
+      values: flags.flatMap((f) => (f.filters.groups ?? []).flatMap((g) => g?.properties ?? [])),
+    }),
+  ];
   const pending = [...pendingRoots];
   while (pending.length) {
     const id = pending.pop()!;
@@ -114,7 +116,11 @@ export async function buildDefinitions(
   const cohortMap = Object.fromEntries([...used].sort((a, b) => a - b).map((id) => [String(id), dynamic.get(id)!]));
   return {
     withCohorts: { flags, group_type_mapping: mapping, cohorts: cohortMap },
-    withoutCohorts: { flags: flags.map((f) => expandCohorts(f, dynamic) as typeof f), group_type_mapping: mapping, cohorts: {} },
+    withoutCohorts: {
+      flags: flags.map((f) => expandCohorts(f, dynamic) as typeof f),
+      group_type_mapping: mapping,
+      cohorts: {},
+    },
     staticCohorts: statics,
   };
 }

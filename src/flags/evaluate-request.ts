@@ -3,7 +3,13 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";
 import { findPersonByDistinctId } from "../persons/lookup";
-import { compiledOf, needsStoredGroup, needsStoredPerson, runtimeRestrictionOf, type CompiledDefinitions } from "./compiled";
+import {
+  compiledOf,
+  needsStoredGroup,
+  needsStoredPerson,
+  runtimeRestrictionOf,
+  type CompiledDefinitions,
+} from "./compiled";
 import { payloadOf, readDefinitions } from "./definitions-cache";
 import { FlagEvaluationError, unavailable, withFailedKeys } from "./evaluation/errors";
 import { evaluateFlags } from "./evaluation/matcher";
@@ -53,7 +59,10 @@ async function groupPropertiesFor(db: Db, projectId: number, compiled: CompiledD
       const readable = index !== undefined && (typeof key === "string" || typeof key === "number");
       let stored: Record<string, unknown> | undefined;
       try {
-        stored = readable && needsStoredGroup(compiled, index, sent) ? await getGroupProperties(db, projectId, index, String(key)) : undefined;
+        stored =
+          readable && needsStoredGroup(compiled, index, sent)
+            ? await getGroupProperties(db, projectId, index, String(key))
+            : undefined;
       } catch {
         failed.add(name);
       }
@@ -66,7 +75,8 @@ async function groupPropertiesFor(db: Db, projectId: number, compiled: CompiledD
 /** Static cohorts among `ids` that list the person (chunked under D1's parameter limit). */
 async function staticMembershipOf(db: Db, personId: number, ids: number[]): Promise<Set<number>> {
   const out = new Set<number>();
-  for (let i = 0; i < ids.length; i += 90) for (const id of await staticCohortsContaining(db, personId, ids.slice(i, i + 90))) out.add(id);
+  for (let i = 0; i < ids.length; i += 90)
+    for (const id of await staticCohortsContaining(db, personId, ids.slice(i, i + 90))) out.add(id);
   return out;
 }
 
@@ -120,7 +130,13 @@ interface StoredPersonData {
  * The stored person, its static cohorts and its continuity hash keys. A failed read does not fail
  * the request: it fails the flags that need what could not be read (flag-eval.md §5 error records).
  */
-async function storedPersonData(db: Db, projectId: number, staticCohorts: number[], continuity: string[], req: EvaluationRequest): Promise<StoredPersonData> {
+async function storedPersonData(
+  db: Db,
+  projectId: number,
+  staticCohorts: number[],
+  continuity: string[],
+  req: EvaluationRequest,
+): Promise<StoredPersonData> {
   let person: Awaited<ReturnType<typeof findPersonByDistinctId>>;
   try {
     person = await findPersonByDistinctId(db, projectId, req.distinctId);
@@ -134,7 +150,9 @@ async function storedPersonData(db: Db, projectId: number, staticCohorts: number
   if (!person) return { properties: {}, failed: false, staticMembership: NO_COHORTS, overrides: {} };
   const [staticMembership, overrides] = await Promise.all([
     staticMembershipOf(db, person.id, staticCohorts).catch(() => failedMembership(staticCohorts)),
-    hashKeyOverrides(db, projectId, person.id, continuity, req.anonDistinctId).catch(() => unavailable<Record<string, string>>({}, "hash_key_override_error")),
+    hashKeyOverrides(db, projectId, person.id, continuity, req.anonDistinctId).catch(() =>
+      unavailable<Record<string, string>>({}, "hash_key_override_error"),
+    ),
   ]);
   return { properties: person.properties ?? {}, failed: false, staticMembership, overrides };
 }
@@ -162,13 +180,17 @@ export async function evaluateForRequest(
   const only = selection(compiled, req);
   const sent = isObject(req.personProperties) ? req.personProperties : {};
 
-  const stored = needsStoredPerson(compiled, sent) ? await storedPersonData(db, projectId, cached.staticCohorts, compiled.continuity, req) : undefined;
-  const groupProperties = req.groups && Object.keys(req.groups).length ? await groupPropertiesFor(db, projectId, compiled, req) : {};
+  const stored = needsStoredPerson(compiled, sent)
+    ? await storedPersonData(db, projectId, cached.staticCohorts, compiled.continuity, req)
+    : undefined;
+  const groupProperties =
+    req.groups && Object.keys(req.groups).length ? await groupPropertiesFor(db, projectId, compiled, req) : {};
 
   let personProperties: Record<string, unknown> = { ...stored?.properties, distinct_id: req.distinctId, ...sent };
   // Like the server, only the stored-person path backfills `$initial_*` keys.
   if (stored?.properties) backfillInitialProperties(personProperties);
-  const deviceId = req.deviceId || (typeof personProperties.$device_id === "string" ? personProperties.$device_id : undefined);
+  const deviceId =
+    req.deviceId || (typeof personProperties.$device_id === "string" ? personProperties.$device_id : undefined);
   // The person could not be read: flags that look at a property the request did not send fail.
   if (stored?.failed) personProperties = unavailable(personProperties, "database_error");
   const results = evaluateFlags(
@@ -179,7 +201,11 @@ export async function evaluateForRequest(
       groups: req.groups ?? {},
       groupProperties,
       groupTypeMapping: payload.group_type_mapping,
-      cohorts: { definitions: payload.cohorts, staticMembership: stored?.staticMembership ?? NO_COHORTS, timezone: cached.timezone },
+      cohorts: {
+        definitions: payload.cohorts,
+        staticMembership: stored?.staticMembership ?? NO_COHORTS,
+        timezone: cached.timezone,
+      },
       hashKeyOverrides: stored?.overrides ?? {},
       anonDistinctId: req.anonDistinctId,
       deviceId,

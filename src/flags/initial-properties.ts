@@ -5,16 +5,54 @@
  * written it (flag-eval.md §3.4).
  */
 const ADAPTED = [
-  "$app_build", "$app_name", "$app_namespace", "$app_version", "$browser", "$browser_version", "$device_type",
-  "$current_url", "$pathname", "$os", "$os_version", "$referring_domain", "$referrer", "$screen_height",
-  "$screen_width", "$viewport_height", "$viewport_width", "$raw_user_agent",
+  "$app_build",
+  "$app_name",
+  "$app_namespace",
+  "$app_version",
+  "$browser",
+  "$browser_version",
+  "$device_type",
+  "$current_url",
+  "$pathname",
+  "$os",
+  "$os_version",
+  "$referring_domain",
+  "$referrer",
+  "$screen_height",
+  "$screen_width",
+  "$viewport_height",
+  "$viewport_width",
+  "$raw_user_agent",
 ];
 const CAMPAIGN = [
-  "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "gclid", "gad_source", "gclsrc", "dclid",
-  "gbraid", "wbraid", "fbclid", "msclkid", "twclid", "li_fat_id", "mc_cid", "igshid", "ttclid", "rdt_cid", "epik",
-  "qclid", "sccid", "irclid", "_kx",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "gclid",
+  "gad_source",
+  "gclsrc",
+  "dclid",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid",
+  "twclid",
+  "li_fat_id",
+  "mc_cid",
+  "igshid",
+  "ttclid",
+  "rdt_cid",
+  "epik",
+  "qclid",
+  "sccid",
+  "irclid",
+  "_kx",
 ];
-const INITIAL = new Map([...ADAPTED, ...CAMPAIGN].map((k) => [k, k.startsWith("$") ? `$initial_${k.slice(1)}` : `$initial_${k}`]));
+const INITIAL = new Map(
+  [...ADAPTED, ...CAMPAIGN].map((k) => [k, k.startsWith("$") ? `$initial_${k.slice(1)}` : `$initial_${k}`]),
+);
 
 /** Adds `$initial_<x>` from `<x>` where the former is missing (in place). */
 export function backfillInitialProperties(properties: Record<string, unknown>): Record<string, unknown> {

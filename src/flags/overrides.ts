@@ -19,7 +19,11 @@ export async function hashKeyOverrides(
     for (let i = 0; i < flagKeys.length; i += 30) {
       await db
         .insert(flagHashKeyOverrides)
-        .values(flagKeys.slice(i, i + 30).map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })))
+        .values(
+          flagKeys
+            .slice(i, i + 30)
+            .map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })),
+        )
         .onConflictDoNothing();
     }
   }
@@ -39,5 +43,3 @@ export async function hashKeyOverrides(
   }
   return out;
 }
-
-

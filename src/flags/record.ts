@@ -24,7 +24,9 @@ function userOf(label: string | null) {
 function withCohortNames(filters: Record<string, unknown>, cohortNames: Map<number, string>) {
   const groups = (filters.groups as Array<Record<string, unknown>> | undefined)?.map((group) => {
     const properties = (group.properties as Array<Record<string, unknown>> | undefined | null)?.map((p) =>
-      p.type === "cohort" && cohortNames.has(Number(p.value)) ? { ...p, cohort_name: cohortNames.get(Number(p.value)) } : p,
+      p.type === "cohort" && cohortNames.has(Number(p.value))
+        ? { ...p, cohort_name: cohortNames.get(Number(p.value)) }
+        : p,
     );
     return properties ? { ...group, properties } : group;
   });

@@ -55,7 +55,10 @@ export function filterReferences(db: Db, projectId: number): FilterReferences {
     async cohort(id) {
       const cohort = await getCohort(db, projectId, id);
       if (!cohort || cohort.deleted) return undefined;
-      return { name: cohort.name, behavioral: await cohortIsBehavioral(db, projectId, cohortTree(cohort.filters), new Set([id])) };
+      return {
+        name: cohort.name,
+        behavioral: await cohortIsBehavioral(db, projectId, cohortTree(cohort.filters), new Set([id])),
+      };
     },
     async flag(id) {
       return db

@@ -54,7 +54,10 @@ export const FeatureFlagSchema = z
     evaluation_runtime: z.string().nullable(),
     bucketing_identifier: z.string().nullable(),
     last_called_at: z.string().nullable(),
-    creation_context: z.string().nullable().openapi({ description: "Where the flag was created (write-only in PostHog; echoed here)." }),
+    creation_context: z
+      .string()
+      .nullable()
+      .openapi({ description: "Where the flag was created (write-only in PostHog; echoed here)." }),
   })
   .openapi("FeatureFlag");
 
@@ -98,7 +101,11 @@ export const PatchFlagBody = FlagBody.openapi("FeatureFlagPatch");
 export const PutFlagBody = FlagBody.extend({ key: z.string() }).openapi("FeatureFlagPut");
 
 export const FlagParams = ProjectParams.extend({
-  id: z.coerce.number().int().positive().openapi({ param: { name: "id", in: "path" }, example: 1 }),
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "id", in: "path" }, example: 1 }),
 });
 
 export const ListQuery = z.object({

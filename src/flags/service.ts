@@ -43,7 +43,10 @@ function tagsCondition(raw: string): SQL | undefined {
   }
   if (!Array.isArray(tags) || !tags.length) return undefined;
   const list = tags.map((t) => String(t).trim().toLowerCase()).slice(0, 90);
-  return sql`EXISTS (SELECT 1 FROM json_each(${featureFlags.tags}) t WHERE t.value IN (${sql.join(list.map((t) => sql`${t}`), sql`, `)}))`;
+  return sql`EXISTS (SELECT 1 FROM json_each(${featureFlags.tags}) t WHERE t.value IN (${sql.join(
+    list.map((t) => sql`${t}`),
+    sql`, `,
+  )}))`;
 }
 
 function listWhere(projectId: number, f: ListFilters): SQL | undefined {
@@ -51,8 +54,14 @@ function listWhere(projectId: number, f: ListFilters): SQL | undefined {
   return and(
     eq(featureFlags.projectId, projectId),
     eq(featureFlags.deleted, false),
-    search ? or(sql`${featureFlags.key} LIKE ${search} ESCAPE '\\'`, sql`${featureFlags.name} LIKE ${search} ESCAPE '\\'`) : undefined,
-    f.active === "true" ? eq(featureFlags.active, true) : f.active === "false" ? eq(featureFlags.active, false) : undefined,
+    search
+      ? or(sql`${featureFlags.key} LIKE ${search} ESCAPE '\\'`, sql`${featureFlags.name} LIKE ${search} ESCAPE '\\'`)
+      : undefined,
+    f.active === "true"
+      ? eq(featureFlags.active, true)
+      : f.active === "false"
+        ? eq(featureFlags.active, false)
+        : undefined,
     f.active === "STALE" ? staleCondition() : undefined,
     f.type === "boolean" ? sql`${variantCount} = 0` : undefined,
     f.type === "multivariant" ? sql`${variantCount} > 0` : undefined,
@@ -64,7 +73,12 @@ function listWhere(projectId: number, f: ListFilters): SQL | undefined {
   );
 }
 
-const ORDER_COLUMNS = { key: featureFlags.key, created_at: featureFlags.createdAt, updated_at: featureFlags.updatedAt, name: featureFlags.name };
+const ORDER_COLUMNS = {
+  key: featureFlags.key,
+  created_at: featureFlags.createdAt,
+  updated_at: featureFlags.updatedAt,
+  name: featureFlags.name,
+};
 
 export async function listFlags(db: Db, projectId: number, filters: ListFilters, page: Page) {
   const where = listWhere(projectId, filters);
@@ -72,7 +86,13 @@ export async function listFlags(db: Db, projectId: number, filters: ListFilters,
   const column = ORDER_COLUMNS[order.replace(/^-/, "") as keyof typeof ORDER_COLUMNS];
   const direction = order.startsWith("-") ? desc : asc;
   const [rows, total] = await Promise.all([
-    db.select().from(featureFlags).where(where).orderBy(direction(column), direction(featureFlags.id)).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(featureFlags)
+      .where(where)
+      .orderBy(direction(column), direction(featureFlags.id))
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ n: count() }).from(featureFlags).where(where).get(),
   ]);
   return { rows, count: total?.n ?? 0 };
@@ -103,7 +123,13 @@ export async function keysOf(db: Db, projectId: number, ids: number[]): Promise<
     const rows = await db
       .select({ id: featureFlags.id, key: featureFlags.key })
       .from(featureFlags)
-      .where(and(eq(featureFlags.projectId, projectId), eq(featureFlags.deleted, false), inArray(featureFlags.id, ids.slice(i, i + 90))));
+      .where(
+        and(
+          eq(featureFlags.projectId, projectId),
+          eq(featureFlags.deleted, false),
+          inArray(featureFlags.id, ids.slice(i, i + 90)),
+        ),
+      );
     for (const r of rows) out.set(r.id, r.key);
   }
   return out;
@@ -123,8 +149,12 @@ export async function touchLastCalled(db: Db, projectId: number, keys: string[])
     await db
       .update(featureFlags)
       .set({ lastCalledAt: now })
-      .where(and(eq(featureFlags.projectId, projectId), eq(featureFlags.deleted, false), inArray(featureFlags.key, keys.slice(i, i + 90))));
+      .where(
+        and(
+          eq(featureFlags.projectId, projectId),
+          eq(featureFlags.deleted, false),
+          inArray(featureFlags.key, keys.slice(i, i + 90)),
+        ),
+      );
   }
 }
-
-

@@ -4,11 +4,41 @@ import type { PropertyFilter } from "./evaluation/types";
 import type { FilterReferences } from "./validate";
 
 const OPERATORS = new Set([
-  "exact", "is_not", "icontains", "not_icontains", "icontains_multi", "not_icontains_multi", "regex", "not_regex",
-  "gt", "gte", "lt", "lte", "is_set", "is_not_set", "is_date_exact", "is_date_before", "is_date_after",
-  "starts_with", "not_starts_with", "ends_with", "not_ends_with", "between", "not_between",
-  "semver_eq", "semver_neq", "semver_gt", "semver_gte", "semver_lt", "semver_lte", "semver_tilde", "semver_caret", "semver_wildcard",
-  "in", "not_in", "flag_evaluates_to",
+  "exact",
+  "is_not",
+  "icontains",
+  "not_icontains",
+  "icontains_multi",
+  "not_icontains_multi",
+  "regex",
+  "not_regex",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "is_set",
+  "is_not_set",
+  "is_date_exact",
+  "is_date_before",
+  "is_date_after",
+  "starts_with",
+  "not_starts_with",
+  "ends_with",
+  "not_ends_with",
+  "between",
+  "not_between",
+  "semver_eq",
+  "semver_neq",
+  "semver_gt",
+  "semver_gte",
+  "semver_lt",
+  "semver_lte",
+  "semver_tilde",
+  "semver_caret",
+  "semver_wildcard",
+  "in",
+  "not_in",
+  "flag_evaluates_to",
 ]);
 const SCALAR_OPERATORS = new Set(["regex", "not_regex", "icontains", "not_icontains", "gt", "gte", "lt", "lte"]);
 const MAX_LIST_VALUES = 1000;
@@ -32,7 +62,10 @@ export async function checkProperty(
   const operator = property.operator ?? "exact";
   if (!OPERATORS.has(operator)) throw invalid(`${path}.operator: unsupported operator for feature flags`);
   if ((operator === "in" || operator === "not_in") && type !== "cohort") {
-    throw invalid(`The '${operator}' operator is only valid for cohort properties, not '${type}' properties.`, "invalid_operator");
+    throw invalid(
+      `The '${operator}' operator is only valid for cohort properties, not '${type}' properties.`,
+      "invalid_operator",
+    );
   }
   if (aggregation === null && !["person", "cohort", "flag"].includes(type)) {
     throw invalid("Filters are not valid (can only use person, cohort, and flag properties)");
@@ -41,33 +74,45 @@ export async function checkProperty(
     throw invalid("Filters are not valid (can only use group properties)");
   }
   if (Array.isArray(property.value) && property.value.length > MAX_LIST_VALUES) {
-    throw invalid(`Property group expressions of type ${property.key} cannot contain more than ${MAX_LIST_VALUES} values.`);
+    throw invalid(
+      `Property group expressions of type ${property.key} cannot contain more than ${MAX_LIST_VALUES} values.`,
+    );
   }
   if (SCALAR_OPERATORS.has(operator) && (typeof property.value === "object" || property.value === undefined)) {
     throw invalid(`Invalid value for operator ${operator}: ${JSON.stringify(property.value)}`, "invalid_value");
   }
-  if ((operator === "is_date_before" || operator === "is_date_after" || operator === "is_date_exact") && !parseFilterDate(property.value, new Date())) {
+  if (
+    (operator === "is_date_before" || operator === "is_date_after" || operator === "is_date_exact") &&
+    !parseFilterDate(property.value, new Date())
+  ) {
     throw invalid(`Invalid date value: ${String(property.value)}`, "invalid_date");
   }
   if (type === "cohort") {
     const id = Number(property.value);
     const cohort = Number.isInteger(id) ? await refs.cohort(id) : undefined;
     if (!cohort) throw invalid(`Cohort with id ${String(property.value)} does not exist`, "cohort_does_not_exist");
-    if (cohort.behavioral) throw invalid(`Cohort '${cohort.name}' with filters on events cannot be used in feature flags.`, "behavioral_cohort_found");
+    if (cohort.behavioral)
+      throw invalid(
+        `Cohort '${cohort.name}' with filters on events cannot be used in feature flags.`,
+        "behavioral_cohort_found",
+      );
   }
   if (type === "flag") {
     if (operator !== "flag_evaluates_to") throw invalid("Flag properties must use the 'flag_evaluates_to' operator");
     if (!/^\d+$/.test(property.key)) {
-      throw invalid(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${property.key}'`);
+      throw invalid(
+        `Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${property.key}'`,
+      );
     }
     const id = Number(property.key);
     if (id === flagId) throw invalid(`Feature flag '${flagKey}' cannot depend on itself`);
     const dep = await refs.flag(id);
     if (!dep) throw invalid(`Flag dependency references non-existent flag with ID ${id}`);
     if (!dep.active) {
-      throw invalid(`Cannot create dependency on disabled flag '${dep.key}' (ID: ${id}). Flag dependencies must reference active flags only.`);
+      throw invalid(
+        `Cannot create dependency on disabled flag '${dep.key}' (ID: ${id}). Flag dependencies must reference active flags only.`,
+      );
     }
     dependsOn.push(id);
   }
 }
-

@@ -17,7 +17,8 @@ export interface FilterReferences {
 }
 
 export function checkKeyFormat(key: string) {
-  if (key.length > 400) throw validationError("Ensure this field has no more than 400 characters.", "key", "max_length");
+  if (key.length > 400)
+    throw validationError("Ensure this field has no more than 400 characters.", "key", "max_length");
   if (!KEY_PATTERN.test(key)) {
     throw validationError("Only letters, numbers, hyphens (-) & underscores (_) are allowed.", "key", "invalid_key");
   }
@@ -36,18 +37,22 @@ function checkRollout(value: unknown, path: string) {
 function checkVariants(filters: FlagFilters): string[] {
   const multivariate = filters.multivariate;
   if (multivariate === null || multivariate === undefined) return [];
-  if (!isObject(multivariate) || !Array.isArray(multivariate.variants)) throw invalid("multivariate.variants must be a list");
+  if (!isObject(multivariate) || !Array.isArray(multivariate.variants))
+    throw invalid("multivariate.variants must be a list");
   const keys: string[] = [];
   let sum = 0;
   multivariate.variants.forEach((variant, i) => {
-    if (!isObject(variant) || typeof variant.key !== "string" || !variant.key) throw invalid(`multivariate.variants[${i}].key must be a string`);
+    if (!isObject(variant) || typeof variant.key !== "string" || !variant.key)
+      throw invalid(`multivariate.variants[${i}].key must be a string`);
     const pct = variant.rollout_percentage ?? 0;
-    if (!isNumber(pct) || pct < 0 || pct > 100) throw invalid(`multivariate.variants[${i}].rollout_percentage must be between 0 and 100`);
+    if (!isNumber(pct) || pct < 0 || pct > 100)
+      throw invalid(`multivariate.variants[${i}].rollout_percentage must be between 0 and 100`);
     if (keys.includes(variant.key)) throw invalid(`Variant keys must be unique: '${variant.key}' appears twice.`);
     keys.push(variant.key);
     sum += pct;
   });
-  if (keys.length && Math.abs(sum - 100) > 1e-9) throw invalid("Invalid variant definitions: Variant rollout percentages must sum to 100.");
+  if (keys.length && Math.abs(sum - 100) > 1e-9)
+    throw invalid("Invalid variant definitions: Variant rollout percentages must sum to 100.");
   return keys;
 }
 
@@ -57,7 +62,11 @@ function checkPayloads(filters: FlagFilters, variantKeys: string[]) {
   if (!isObject(payloads)) throw invalid("Payloads must be passed as a dictionary");
   for (const [slot, value] of Object.entries(payloads)) {
     if (variantKeys.length ? !variantKeys.includes(slot) && !slot.startsWith("holdout-") : slot !== "true") {
-      throw invalid(variantKeys.length ? "Payload keys must match a variant key for multivariate flags" : "Payload keys must be 'true' for boolean flags");
+      throw invalid(
+        variantKeys.length
+          ? "Payload keys must match a variant key for multivariate flags"
+          : "Payload keys must be 'true' for boolean flags",
+      );
     }
     if (typeof value === "string") {
       try {
@@ -78,7 +87,13 @@ export function normalizePayloads(filters: Record<string, unknown>): Record<stri
   return { ...filters, payloads };
 }
 
-async function checkConditions(list: unknown, name: string, filters: FlagFilters, variantKeys: string[], ctx: Ctx): Promise<void> {
+async function checkConditions(
+  list: unknown,
+  name: string,
+  filters: FlagFilters,
+  variantKeys: string[],
+  ctx: Ctx,
+): Promise<void> {
   if (list === undefined || list === null) return;
   if (!Array.isArray(list)) throw invalid(`${name} must be a list`);
   for (let i = 0; i < list.length; i++) {
@@ -117,7 +132,7 @@ function findCycle(start: number, edges: Map<number, number[]>): number[] | unde
   const visit = (node: number): boolean => {
     path.push(node);
     for (const next of edges.get(node) ?? []) {
-      if (next === start) return path.push(next), true;
+      if (next === start) return (path.push(next), true);
       if (!seen.has(next)) {
         seen.add(next);
         if (visit(next)) return true;
@@ -132,7 +147,13 @@ function findCycle(start: number, edges: Map<number, number[]>): number[] | unde
 /** PostHog V-B's filters rules (flags-api.md §4.3) plus a 0-100 rollout check. Throws the first error. */
 export async function validateFilters(
   filters: Record<string, unknown>,
-  opts: { creating: boolean; flagId?: number; flagKey: string; refs: FilterReferences; keyOf: (id: number) => Promise<string> },
+  opts: {
+    creating: boolean;
+    flagId?: number;
+    flagKey: string;
+    refs: FilterReferences;
+    keyOf: (id: number) => Promise<string>;
+  },
 ) {
   const f = filters as FlagFilters;
   if (opts.creating && (!Array.isArray(f.groups) || f.groups.length === 0)) {
@@ -148,7 +169,11 @@ export async function validateFilters(
   await checkConditions(f.super_groups, "super_groups", f, variantKeys, ctx);
   if (f.holdout !== undefined && f.holdout !== null) {
     if (!isObject(f.holdout) || !Number.isInteger(f.holdout.id)) throw invalid("holdout.id must be an integer");
-    if (!isNumber(f.holdout.exclusion_percentage) || f.holdout.exclusion_percentage < 0 || f.holdout.exclusion_percentage > 100) {
+    if (
+      !isNumber(f.holdout.exclusion_percentage) ||
+      f.holdout.exclusion_percentage < 0 ||
+      f.holdout.exclusion_percentage > 100
+    ) {
       throw invalid("holdout.exclusion_percentage must be between 0 and 100");
     }
   }

@@ -16,9 +16,22 @@ import { statement } from "../lib/d1";
 
 /** Fields whose changes the activity log records. */
 const LOGGED_FIELDS = [
-  "name", "key", "filters", "deleted", "active", "ensure_experience_continuity", "rollback_conditions", "performed_rollback",
-  "tags", "evaluation_tags", "analytics_dashboards", "has_enriched_analytics", "is_remote_configuration",
-  "has_encrypted_payloads", "evaluation_runtime", "bucketing_identifier",
+  "name",
+  "key",
+  "filters",
+  "deleted",
+  "active",
+  "ensure_experience_continuity",
+  "rollback_conditions",
+  "performed_rollback",
+  "tags",
+  "evaluation_tags",
+  "analytics_dashboards",
+  "has_enriched_analytics",
+  "is_remote_configuration",
+  "has_encrypted_payloads",
+  "evaluation_runtime",
+  "bucketing_identifier",
 ] as const;
 
 type Insert = typeof featureFlags.$inferInsert;
@@ -27,14 +40,18 @@ const normalizeTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim().t
 
 async function checkKey(db: Db, projectId: number, key: string, selfId?: number) {
   const holder = await liveFlagByKey(db, projectId, key);
-  if (holder && holder.id !== selfId) throw validationError("There is already a feature flag with this key.", "key", "unique");
+  if (holder && holder.id !== selfId)
+    throw validationError("There is already a feature flag with this key.", "key", "unique");
   checkKeyFormat(key);
 }
 
 async function checkDependents(db: Db, projectId: number, flag: FlagRow, verb: "delete" | "disable") {
   const dependents = await dependentFlags(db, projectId, flag.id);
   if (!dependents.length) return;
-  const listed = dependents.slice(0, 5).map((d) => `${d.key} (ID: ${d.id})`).join(", ");
+  const listed = dependents
+    .slice(0, 5)
+    .map((d) => `${d.key} (ID: ${d.id})`)
+    .join(", ");
   const more = dependents.length > 5 ? ` and ${dependents.length - 5} more` : "";
   throw validationError(
     `Cannot ${verb} this feature flag because other flags depend on it: ${listed}${more}. Please update or disable the dependent flags first.`,
@@ -50,7 +67,8 @@ function columnsOf(input: FlagInput): Partial<Insert> {
   if (input.deleted !== undefined) out.deleted = input.deleted;
   if (input.active !== undefined) out.active = input.active;
   if (input.created_at !== undefined) out.createdAt = new Date(input.created_at).toISOString();
-  if (input.ensure_experience_continuity !== undefined) out.ensureExperienceContinuity = input.ensure_experience_continuity;
+  if (input.ensure_experience_continuity !== undefined)
+    out.ensureExperienceContinuity = input.ensure_experience_continuity;
   if (input.rollback_conditions !== undefined) out.rollbackConditions = input.rollback_conditions;
   if (input.performed_rollback !== undefined) out.performedRollback = input.performed_rollback;
   if (input.tags !== undefined) out.tags = normalizeTags(input.tags);
@@ -66,10 +84,20 @@ function columnsOf(input: FlagInput): Partial<Insert> {
   return out;
 }
 
-async function validateInput(db: Db, projectId: number, input: FlagInput, merged: { key: string; tags: string[]; evaluationTags: string[] }, flag?: FlagRow) {
+async function validateInput(
+  db: Db,
+  projectId: number,
+  input: FlagInput,
+  merged: { key: string; tags: string[]; evaluationTags: string[] },
+  flag?: FlagRow,
+) {
   if (input.key !== undefined) await checkKey(db, projectId, input.key, flag?.id);
   if (input.analytics_dashboards?.length) {
-    throw validationError(`Dashboard with id ${input.analytics_dashboards[0]} does not exist`, "analytics_dashboards", "does_not_exist");
+    throw validationError(
+      `Dashboard with id ${input.analytics_dashboards[0]} does not exist`,
+      "analytics_dashboards",
+      "does_not_exist",
+    );
   }
   if (input.filters !== undefined && !(flag && !Array.isArray(input.filters.groups))) {
     const refs = filterReferences(db, projectId);
@@ -89,13 +117,24 @@ async function validateInput(db: Db, projectId: number, input: FlagInput, merged
 /** A drizzle statement as a D1 statement, so it can share a raw `batch` with the activity insert. */
 /** A unique-index race lost after our own check: the same error PostHog gives. */
 function mapUniqueRace(err: unknown): never {
-  if (String((err as Error)?.message ?? err).includes("UNIQUE")) throw validationError("There is already a feature flag with this key.", "key", "unique");
+  if (String((err as Error)?.message ?? err).includes("UNIQUE"))
+    throw validationError("There is already a feature flag with this key.", "key", "unique");
   throw err;
 }
 
-export async function createFlag(env: Env, db: Db, projectId: number, principal: Principal, input: FlagInput & { key: string }) {
+export async function createFlag(
+  env: Env,
+  db: Db,
+  projectId: number,
+  principal: Principal,
+  input: FlagInput & { key: string },
+) {
   const tags = normalizeTags(input.tags ?? []);
-  await validateInput(db, projectId, input, { key: input.key, tags, evaluationTags: normalizeTags(input.evaluation_tags ?? []) });
+  await validateInput(db, projectId, input, {
+    key: input.key,
+    tags,
+    evaluationTags: normalizeTags(input.evaluation_tags ?? []),
+  });
   const now = nowIso();
   const values: Insert = {
     createdAt: now,
@@ -112,7 +151,14 @@ export async function createFlag(env: Env, db: Db, projectId: number, principal:
   const [inserted] = await db.$client
     .batch([
       statement(db, db.insert(featureFlags).values(values).returning({ id: featureFlags.id })),
-      flagActivityInsert(db, { projectId, flagId: "last_insert", flagKey: input.key, activity: "created", principal, changes: [{ type: "FeatureFlag", action: "created" }] }),
+      flagActivityInsert(db, {
+        projectId,
+        flagId: "last_insert",
+        flagKey: input.key,
+        activity: "created",
+        principal,
+        changes: [{ type: "FeatureFlag", action: "created" }],
+      }),
     ])
     .catch(mapUniqueRace);
   await refreshFlagDefinitions(env, db, projectId);
@@ -124,27 +170,50 @@ export async function createFlag(env: Env, db: Db, projectId: number, principal:
  * stored one is refused with 409 (the issue's rule, stricter than PostHog); the UPDATE itself is
  * conditional on the version read, so a concurrent writer also yields 409 and nothing is logged.
  */
-export async function updateFlag(env: Env, db: Db, projectId: number, principal: Principal, id: number, input: FlagInput) {
+export async function updateFlag(
+  env: Env,
+  db: Db,
+  projectId: number,
+  principal: Principal,
+  id: number,
+  input: FlagInput,
+) {
   const flag = await getFlag(db, projectId, id);
   if (!flag) throw notFound();
   const staleConflict = () =>
-    conflict(`The feature flag was updated by ${flag.lastModifiedBy ?? "another user"} since you started editing it. Please refresh and try again.`);
+    conflict(
+      `The feature flag was updated by ${flag.lastModifiedBy ?? "another user"} since you started editing it. Please refresh and try again.`,
+    );
   if (input.version !== undefined && input.version < flag.version) throw staleConflict();
 
   const key = input.key ?? flag.key;
   const tags = input.tags !== undefined ? normalizeTags(input.tags) : flag.tags;
-  const evaluationTags = input.evaluation_tags !== undefined ? normalizeTags(input.evaluation_tags) : flag.evaluationTags;
+  const evaluationTags =
+    input.evaluation_tags !== undefined ? normalizeTags(input.evaluation_tags) : flag.evaluationTags;
   // Restoring a flag re-claims its key, so uniqueness is checked as for a new key.
   const restoring = flag.deleted && input.deleted === false;
-  await validateInput(db, projectId, { ...input, key: input.key ?? (restoring ? flag.key : undefined) }, { key, tags, evaluationTags }, flag);
+  await validateInput(
+    db,
+    projectId,
+    { ...input, key: input.key ?? (restoring ? flag.key : undefined) },
+    { key, tags, evaluationTags },
+    flag,
+  );
   if (input.deleted === true && !flag.deleted) await checkDependents(db, projectId, flag, "delete");
   if (input.active === false && flag.active && !flag.deleted) await checkDependents(db, projectId, flag, "disable");
 
   const columns = columnsOf(input);
   // V-B: a PATCH of filters without `groups` keeps the stored filters.
   if (input.filters !== undefined && !Array.isArray(input.filters.groups)) delete columns.filters;
-  const next: FlagRow = { ...flag, ...columns, version: flag.version + 1, lastModifiedBy: principal.label, updatedAt: nowIso() } as FlagRow;
-  const activity: FlagActivity = input.deleted === true && !flag.deleted ? "deleted" : restoring ? "restored" : "updated";
+  const next: FlagRow = {
+    ...flag,
+    ...columns,
+    version: flag.version + 1,
+    lastModifiedBy: principal.label,
+    updatedAt: nowIso(),
+  } as FlagRow;
+  const activity: FlagActivity =
+    input.deleted === true && !flag.deleted ? "deleted" : restoring ? "restored" : "updated";
   const changes = changesBetween(flagRecord(flag), flagRecord(next), LOGGED_FIELDS);
 
   const update = db
@@ -152,7 +221,10 @@ export async function updateFlag(env: Env, db: Db, projectId: number, principal:
     .set({ ...columns, version: next.version, lastModifiedBy: next.lastModifiedBy, updatedAt: next.updatedAt })
     .where(and(eq(featureFlags.id, id), eq(featureFlags.projectId, projectId), eq(featureFlags.version, flag.version)));
   const [updated] = await db.$client
-    .batch([statement(db, update), flagActivityInsert(db, { projectId, flagId: id, flagKey: key, activity, principal, changes })])
+    .batch([
+      statement(db, update),
+      flagActivityInsert(db, { projectId, flagId: id, flagKey: key, activity, principal, changes }),
+    ])
     .catch(mapUniqueRace);
   if (!updated.meta.changes) throw staleConflict();
   await refreshFlagDefinitions(env, db, projectId);

@@ -21,7 +21,9 @@ export async function getGroupProperties(
   const row = await db
     .select({ properties: groups.properties })
     .from(groups)
-    .where(and(eq(groups.projectId, projectId), eq(groups.groupTypeIndex, groupTypeIndex), eq(groups.groupKey, groupKey)))
+    .where(
+      and(eq(groups.projectId, projectId), eq(groups.groupTypeIndex, groupTypeIndex), eq(groups.groupKey, groupKey)),
+    )
     .get();
   return row?.properties;
 }

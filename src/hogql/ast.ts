@@ -7,7 +7,8 @@ export interface Node {
 }
 
 /** A SELECT's CTEs come as a list or (older parsers) a name-keyed object. */
-export const ctesOf = (select: Node): Node[] => (select.ctes ? (Array.isArray(select.ctes) ? select.ctes : Object.values(select.ctes)) : []);
+export const ctesOf = (select: Node): Node[] =>
+  select.ctes ? (Array.isArray(select.ctes) ? select.ctes : Object.values(select.ctes)) : [];
 
 /** The `{variables.name}` code name of a placeholder, if it is one. */
 export function variableName(node: Node): string | undefined {

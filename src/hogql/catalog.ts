@@ -61,14 +61,19 @@ export function catalogField(table: CatalogTable, alias: string, chain: (string 
   const col = (name: string) => `${quoteIdent(alias)}.${quoteIdent(name)}`;
   const [head, ...rest] = chain;
   if (typeof head !== "string") return undefined;
-  if (head === "properties") return rest.length ? `json_extract(${col("properties")}, ${jsonPath(rest)})` : col("properties");
+  if (head === "properties")
+    return rest.length ? `json_extract(${col("properties")}, ${jsonPath(rest)})` : col("properties");
   if (table === "events") {
-    if (head === "$session_id" || head === "$window_id") return rest.length ? undefined : `json_extract(${col("properties")}, ${jsonPath([head])})`;
+    if (head === "$session_id" || head === "$window_id")
+      return rest.length ? undefined : `json_extract(${col("properties")}, ${jsonPath([head])})`;
     if (head === "person" || head === "pdi") {
       const [what, ...more] = rest;
       if (what === undefined) return undefined;
       if (what === "id" || what === "person_id") return more.length ? undefined : col("person_id");
-      if (what === "properties") return more.length ? `json_extract(${col("__person_properties")}, ${jsonPath(more)})` : col("__person_properties");
+      if (what === "properties")
+        return more.length
+          ? `json_extract(${col("__person_properties")}, ${jsonPath(more)})`
+          : col("__person_properties");
       if (what === "created_at" || what === "is_identified") return more.length ? undefined : col(`__person_${what}`);
       return undefined;
     }
@@ -82,7 +87,11 @@ export function readsPerson(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(readsPerson);
   if (!node || typeof node !== "object") return false;
   const n = node as Record<string, unknown>;
-  if (n.node === "Field" && Array.isArray(n.chain) && n.chain.slice(0, 2).some((c) => c === "person" || c === "person_id" || c === "pdi")) {
+  if (
+    n.node === "Field" &&
+    Array.isArray(n.chain) &&
+    n.chain.slice(0, 2).some((c) => c === "person" || c === "person_id" || c === "pdi")
+  ) {
     return true;
   }
   if (n.node === "Field" && Array.isArray(n.chain) && n.chain.at(-1) === "*") return true;

@@ -14,7 +14,8 @@ export interface ExprPrinter {
 
 /** Timestamps are ISO text: expressions known to produce one (columns, toDateTime, toStartOf*, now). */
 export function isTimeExpr(n: Node): boolean {
-  if (n.node === "Field") return ["timestamp", "created_at"].includes(n.chain.at(-1)) && !n.chain.includes("properties");
+  if (n.node === "Field")
+    return ["timestamp", "created_at"].includes(n.chain.at(-1)) && !n.chain.includes("properties");
   if (n.node === "Call") return /^(tostartof|todatetime$|now$)/i.test(n.name);
   if (n.node === "ArithmeticOperation") return isTimeExpr(n.left);
   return false;
@@ -25,7 +26,10 @@ export function isTimeExpr(n: Node): boolean {
  * order: '2026-01-05 10:00:00' becomes '2026-01-05T10:00:00.000Z'. Dates alone already sort right.
  */
 export function isoConstant(n: Node): Node {
-  const m = n.node === "Constant" && typeof n.value === "string" ? /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)(:\d\d)?(\.\d{1,3})?Z?$/.exec(n.value) : null;
+  const m =
+    n.node === "Constant" && typeof n.value === "string"
+      ? /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)(:\d\d)?(\.\d{1,3})?Z?$/.exec(n.value)
+      : null;
   if (!m) return n;
   const ms = (m[4] ?? ".000").padEnd(4, "0");
   return { ...n, value: `${m[1]}T${m[2]}${m[3] ?? ":00"}${ms}Z` };
@@ -56,7 +60,11 @@ function nonNull(n: Node, scope: Scope): boolean {
 
 /** HogQL's comparison operators, null-safe as HogQL's are. */
 export function compareSql(p: ExprPrinter, original: Node, scope: Scope): string {
-  const n = isTimeExpr(original.left) ? { ...original, right: isoConstant(original.right) } : isTimeExpr(original.right) ? { ...original, left: isoConstant(original.left) } : original;
+  const n = isTimeExpr(original.left)
+    ? { ...original, right: isoConstant(original.right) }
+    : isTimeExpr(original.right)
+      ? { ...original, left: isoConstant(original.left) }
+      : original;
   const op = String(n.op).toLowerCase();
   const rightNull = n.right.node === "Constant" && n.right.value === null;
   const leftNull = n.left.node === "Constant" && n.left.value === null;
@@ -80,7 +88,10 @@ export function compareSql(p: ExprPrinter, original: Node, scope: Scope): string
       return guard(`${left} ${op} ${right()}`, 0);
     case "like":
     case "not like": {
-      const pattern = n.right.node === "Constant" && typeof n.right.value === "string" ? `GLOB ${quoteString(likeToGlob(n.right.value))}` : `LIKE ${right()}`;
+      const pattern =
+        n.right.node === "Constant" && typeof n.right.value === "string"
+          ? `GLOB ${quoteString(likeToGlob(n.right.value))}`
+          : `LIKE ${right()}`;
       return op === "like" ? guard(`${left} ${pattern}`, 0) : guard(`NOT (${left} ${pattern})`, 1);
     }
     case "ilike":
@@ -95,10 +106,13 @@ export function compareSql(p: ExprPrinter, original: Node, scope: Scope): string
       const listVariable = variableName(r);
       if (listVariable) p.listVariables.add(listVariable);
       const list =
-        r.node === "Tuple" || r.node === "Array" ? `(${p.exprs(r.exprs, scope)})`
-        : r.node === "SelectQuery" || r.node === "SelectSetQuery" ? `(${p.query(r, scope).sql})`
-        : listVariable ? `(SELECT value FROM json_each(${right()}))`
-        : `(${right()})`;
+        r.node === "Tuple" || r.node === "Array"
+          ? `(${p.exprs(r.exprs, scope)})`
+          : r.node === "SelectQuery" || r.node === "SelectSetQuery"
+            ? `(${p.query(r, scope).sql})`
+            : listVariable
+              ? `(SELECT value FROM json_each(${right()}))`
+              : `(${right()})`;
       return op.endsWith("not in") ? guard(`${left} NOT IN ${list}`, 1) : guard(`${left} IN ${list}`, 0);
     }
     default:

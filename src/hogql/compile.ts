@@ -28,12 +28,14 @@ export interface CompiledQuery {
   materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
 }
 
-const REFUSED_STATEMENTS = /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;
+const REFUSED_STATEMENTS =
+  /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;
 
 /** Parses HogQL with PostHog's grammar; a syntax error or a refused construct throws HogQLError. */
 export async function parseHogQL(text: string): Promise<Node> {
   const refused = REFUSED_STATEMENTS.exec(text);
-  if (refused) throw new HogQLError(`${refused[1].toUpperCase()} statements are not allowed: endpoints run SELECT queries only`);
+  if (refused)
+    throw new HogQLError(`${refused[1].toUpperCase()} statements are not allowed: endpoints run SELECT queries only`);
   const parser = await hogqlParser();
   const ast = JSON.parse(parser.parseSelect(text)) as Node & { error?: boolean; message?: string };
   if (ast.error) throw new HogQLError(`Invalid HogQL query: ${ast.message}`);
@@ -56,7 +58,16 @@ export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const n = printer.variables.length;
   const tail = `LIMIT ?${n + 2} OFFSET ?${n + 3}`;
   const sql = top.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
-  return { compiler: COMPILER_VERSION, sql, variables: printer.variables, lists: [...printer.listVariables], limit, offset, columns: printed.columns, materialization: compileMaterialization(text, ast) };
+  return {
+    compiler: COMPILER_VERSION,
+    sql,
+    variables: printer.variables,
+    lists: [...printer.listVariables],
+    limit,
+    offset,
+    columns: printed.columns,
+    materialization: compileMaterialization(text, ast),
+  };
 }
 
 function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {

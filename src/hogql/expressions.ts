@@ -102,7 +102,8 @@ export abstract class ExpressionPrinter implements ExprPrinter {
     const head = chain[0];
     if (chain.length === 1 && typeof head === "string") {
       const alias = scope.aliases.get(head);
-      if (alias && !scope.resolving.has(head)) return `(${this.withResolving(scope, head, () => this.expr(alias, scope))})`;
+      if (alias && !scope.resolving.has(head))
+        return `(${this.withResolving(scope, head, () => this.expr(alias, scope))})`;
     }
     for (let s: Scope | undefined = scope; s; s = s.parent) {
       const found = this.resolve(chain, s);
@@ -141,7 +142,8 @@ export abstract class ExpressionPrinter implements ExprPrinter {
         cur = cur.tuple;
         continue;
       }
-      if (cur.property.node !== "Constant" || !["string", "number"].includes(typeof cur.property.value)) refuse("Only literal keys and indexes are supported in [...]");
+      if (cur.property.node !== "Constant" || !["string", "number"].includes(typeof cur.property.value))
+        refuse("Only literal keys and indexes are supported in [...]");
       chain.unshift(cur.property.value);
       cur = cur.array;
     }
@@ -170,7 +172,9 @@ export abstract class ExpressionPrinter implements ExprPrinter {
     const name = String(n.name);
     if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
     if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);
-    const args: string[] = (n.args ?? []).map((a: Node) => (a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope)));
+    const args: string[] = (n.args ?? []).map((a: Node) =>
+      a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope),
+    );
     if (isAggregate(name)) {
       // `agg(...) FILTER (WHERE c)` is an -If combinator by another name.
       if (!n.filter_expr) return aggregateSql(name, args, !!n.distinct);
@@ -191,8 +195,17 @@ export abstract class ExpressionPrinter implements ExprPrinter {
     const unit = interval?.node === "Call" ? INTERVAL_UNITS[String(interval.name).toLowerCase()] : undefined;
     const amount = interval?.args?.[0];
     const seconds = unit && { seconds: 1, minutes: 60, hours: 3600, days: 86400 }[unit[1]];
-    if (!time || !seconds || unit[0] !== 1 || amount?.node !== "Constant" || !Number.isInteger(amount.value) || amount.value < 1) {
-      return refuse("toStartOfInterval takes a time and INTERVAL n SECOND, MINUTE, HOUR or DAY with a positive integer n");
+    if (
+      !time ||
+      !seconds ||
+      unit[0] !== 1 ||
+      amount?.node !== "Constant" ||
+      !Number.isInteger(amount.value) ||
+      amount.value < 1
+    ) {
+      return refuse(
+        "toStartOfInterval takes a time and INTERVAL n SECOND, MINUTE, HOUR or DAY with a positive integer n",
+      );
     }
     const step = seconds * amount.value;
     return `strftime('%Y-%m-%dT%H:%M:%S.000Z', (CAST(strftime('%s', ${this.expr(time, scope)}) AS INTEGER) / ${step}) * ${step}, 'unixepoch')`;

@@ -22,7 +22,8 @@ const weekStart = (a: string[]) => {
   const back = a[1] === undefined || a[1] === "0" ? `strftime('%w', ${a[0]})` : `((strftime('%w', ${a[0]}) + 6) % 7)`;
   return `strftime('%Y-%m-%dT00:00:00.000Z', ${a[0]}, '-' || ${back} || ' days')`;
 };
-const epoch = (unitSeconds: number, fmt: string) => (x: string) => `(CAST(strftime('%s', strftime('${fmt}', ${x})) AS INTEGER) / ${unitSeconds})`;
+const epoch = (unitSeconds: number, fmt: string) => (x: string) =>
+  `(CAST(strftime('%s', strftime('${fmt}', ${x})) AS INTEGER) / ${unitSeconds})`;
 /** ClickHouse's dateDiff counts unit boundaries crossed between the two times. */
 const DATE_DIFF: Record<string, (x: string) => string> = {
   second: epoch(1, "%Y-%m-%d %H:%M:%S"),
@@ -39,7 +40,8 @@ const DATE_DIFF: Record<string, (x: string) => string> = {
  * so only a UTC zone is accepted; any other would be silently wrong.
  */
 const utcOnly = (name: string, zone: string | undefined) => {
-  if (zone !== undefined && !/^'(UTC|Etc\/UTC|GMT|Etc\/GMT|Z)'$/i.test(zone)) refuse(`${name}: only the UTC time zone is supported (dates and times are UTC)`);
+  if (zone !== undefined && !/^'(UTC|Etc\/UTC|GMT|Etc\/GMT|Z)'$/i.test(zone))
+    refuse(`${name}: only the UTC time zone is supported (dates and times are UTC)`);
 };
 const text = (x: string) => `ifnull(CAST(${x} AS TEXT), '')`;
 
@@ -56,7 +58,10 @@ export const SCALAR_FUNCTIONS: Record<string, FunctionDef> = {
   tostartofweek: range(1, 2, weekStart),
   tomonday: fixed(1, (a) => `date(${a[0]}, '-' || ((strftime('%w', ${a[0]}) + 6) % 7) || ' days')`),
   tostartofmonth: fixed(1, (a) => `strftime('%Y-%m-01T00:00:00.000Z', ${a[0]})`),
-  tostartofquarter: fixed(1, (a) => `strftime('%Y-%m-01T00:00:00.000Z', ${a[0]}, '-' || ((strftime('%m', ${a[0]}) - 1) % 3) || ' months')`),
+  tostartofquarter: fixed(
+    1,
+    (a) => `strftime('%Y-%m-01T00:00:00.000Z', ${a[0]}, '-' || ((strftime('%m', ${a[0]}) - 1) % 3) || ' months')`,
+  ),
   tostartofyear: fixed(1, (a) => `strftime('%Y-01-01T00:00:00.000Z', ${a[0]})`),
   toyear: fixed(1, part("%Y")),
   tomonth: fixed(1, part("%m")),
@@ -133,7 +138,8 @@ export const SCALAR_FUNCTIONS: Record<string, FunctionDef> = {
   // date difference: the unit is a string literal, checked in the printer
   datediff: fixed(3, (a) => {
     const unit = DATE_DIFF[a[0].replace(/^'|'$/g, "").toLowerCase()];
-    if (!unit) return refuse(`dateDiff unit ${a[0]} is not supported (second, minute, hour, day, week, month, quarter, year)`);
+    if (!unit)
+      return refuse(`dateDiff unit ${a[0]} is not supported (second, minute, hour, day, week, month, quarter, year)`);
     return `(${unit(a[2])} - ${unit(a[1])})`;
   }),
 };
@@ -174,7 +180,8 @@ export function aggregateSql(name: string, args: string[], distinct: boolean): s
   const conditional = base !== key;
   const valueArgs = conditional ? args.slice(0, -1) : args;
   const expected = base === "count" ? [0, 1] : [1, 1];
-  if (valueArgs.length < expected[0] || valueArgs.length > expected[1]) refuse(`${name} takes ${expected[1]} argument(s)${conditional ? " plus a condition" : ""}`);
+  if (valueArgs.length < expected[0] || valueArgs.length > expected[1])
+    refuse(`${name} takes ${expected[1]} argument(s)${conditional ? " plus a condition" : ""}`);
   const sql = AGGREGATES[base](valueArgs, distinct);
   return conditional ? `${sql} FILTER (WHERE ${args.at(-1)})` : sql;
 }
@@ -182,7 +189,8 @@ export function aggregateSql(name: string, args: string[], distinct: boolean): s
 export function scalarSql(name: string, args: string[]): string {
   const def = SCALAR_FUNCTIONS[name.toLowerCase()];
   if (!def) return refuse(`Unsupported function: ${name}`);
-  if (args.length < def.min || args.length > def.max) refuse(`${name} takes ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} argument(s)`);
+  if (args.length < def.min || args.length > def.max)
+    refuse(`${name} takes ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} argument(s)`);
   return def.sql(args);
 }
 

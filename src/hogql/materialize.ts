@@ -31,7 +31,10 @@ export function materializationTransform(select: Node): { query: Node; variables
   }
   query.where = kept.length === 0 ? null : kept.length === 1 ? kept[0] : { ...query.where, exprs: kept };
   const remaining = placeholdersIn(query);
-  if (remaining.length) refuse(`Variable ${remaining[0]} must be compared with = in the WHERE clause (not inside OR, HAVING or a subquery) to materialize`);
+  if (remaining.length)
+    refuse(
+      `Variable ${remaining[0]} must be compared with = in the WHERE clause (not inside OR, HAVING or a subquery) to materialize`,
+    );
   const grouped = !!query.group_by?.length;
   const aggregates = grouped || query.select.some(hasAggregate);
   for (const [name, expr] of columns) {

@@ -7,11 +7,23 @@ import type { Printed, Scope } from "./scope";
 export type { Printed } from "./scope";
 
 const JOIN_TYPES = new Map([
-  ["JOIN", "JOIN"], ["INNER JOIN", "JOIN"], ["LEFT JOIN", "LEFT JOIN"], ["LEFT OUTER JOIN", "LEFT JOIN"],
-  ["RIGHT JOIN", "RIGHT JOIN"], ["RIGHT OUTER JOIN", "RIGHT JOIN"], ["FULL JOIN", "FULL JOIN"],
-  ["FULL OUTER JOIN", "FULL JOIN"], ["CROSS JOIN", "CROSS JOIN"], [",", "CROSS JOIN"],
+  ["JOIN", "JOIN"],
+  ["INNER JOIN", "JOIN"],
+  ["LEFT JOIN", "LEFT JOIN"],
+  ["LEFT OUTER JOIN", "LEFT JOIN"],
+  ["RIGHT JOIN", "RIGHT JOIN"],
+  ["RIGHT OUTER JOIN", "RIGHT JOIN"],
+  ["FULL JOIN", "FULL JOIN"],
+  ["FULL OUTER JOIN", "FULL JOIN"],
+  ["CROSS JOIN", "CROSS JOIN"],
+  [",", "CROSS JOIN"],
 ]);
-const SET_OPERATORS = new Map([["UNION ALL", "UNION ALL"], ["UNION DISTINCT", "UNION"], ["INTERSECT", "INTERSECT"], ["EXCEPT", "EXCEPT"]]);
+const SET_OPERATORS = new Map([
+  ["UNION ALL", "UNION ALL"],
+  ["UNION DISTINCT", "UNION"],
+  ["INTERSECT", "INTERSECT"],
+  ["EXCEPT", "EXCEPT"],
+]);
 
 /**
  * Prints a HogQL AST as SQLite SQL: SELECTs, set operations, CTEs (renamed `cte_<name>` so they can
@@ -22,7 +34,10 @@ export class Printer extends ExpressionPrinter {
   private readonly withPerson: boolean;
   private subqueries = 0;
 
-  constructor(private readonly text: string, root: Node) {
+  constructor(
+    private readonly text: string,
+    root: Node,
+  ) {
     super();
     this.withPerson = readsPerson(root);
   }
@@ -33,18 +48,28 @@ export class Printer extends ExpressionPrinter {
     const first = this.query(node.initial_select_query, parent, ctes);
     let sql = first.sql;
     for (const next of node.subsequent_select_queries ?? []) {
-      const op = SET_OPERATORS.get(String(next.set_operator).toUpperCase()) ?? refuse(`Set operator ${next.set_operator} is not supported`);
+      const op =
+        SET_OPERATORS.get(String(next.set_operator).toUpperCase()) ??
+        refuse(`Set operator ${next.set_operator} is not supported`);
       sql += ` ${op} ${this.query(next.select_query, parent, ctes).sql}`;
     }
     return { sql, columns: first.columns };
   }
 
   private select(n: Node, parent?: Scope, outerCtes?: Scope["ctes"]): Printed {
-    for (const key of ["array_join_op", "window_exprs", "limit_by", "qualify", "limit_with_ties"]) if (n[key]) refuse(`${key.replace(/_/g, " ").toUpperCase()} is not supported`);
-    const scope: Scope = { sources: [], aliases: new Map(), resolving: new Set(), ctes: new Map(outerCtes ?? parent?.ctes), parent };
+    for (const key of ["array_join_op", "window_exprs", "limit_by", "qualify", "limit_with_ties"])
+      if (n[key]) refuse(`${key.replace(/_/g, " ").toUpperCase()} is not supported`);
+    const scope: Scope = {
+      sources: [],
+      aliases: new Map(),
+      resolving: new Set(),
+      ctes: new Map(outerCtes ?? parent?.ctes),
+      parent,
+    };
     const withParts: string[] = [];
     for (const cte of ctesOf(n)) {
-      if (cte.columns?.length) refuse(`Column lists on CTE ${cte.name} are not supported; alias the columns in its SELECT`);
+      if (cte.columns?.length)
+        refuse(`Column lists on CTE ${cte.name} are not supported; alias the columns in its SELECT`);
       if (cte.cte_type !== "subquery") refuse(`CTE ${cte.name} must be a subquery: WITH ${cte.name} AS (SELECT ...)`);
       const inner = this.query(cte.expr, undefined, scope.ctes);
       const ident = quoteIdent(`cte_${cte.name}`);
@@ -56,7 +81,9 @@ export class Printer extends ExpressionPrinter {
       const source = this.source(join, scope);
       if (!from) from = ` FROM ${source}`;
       else {
-        const type = JOIN_TYPES.get(String(join.join_type ?? "JOIN").toUpperCase()) ?? refuse(`${join.join_type} is not supported`);
+        const type =
+          JOIN_TYPES.get(String(join.join_type ?? "JOIN").toUpperCase()) ??
+          refuse(`${join.join_type} is not supported`);
         from += ` ${type} ${source}`;
       }
       const constraint = join.constraint;
@@ -83,7 +110,8 @@ export class Printer extends ExpressionPrinter {
     if (where.length) sql += ` WHERE ${where.join(" AND ")}`;
     if (n.group_by?.length) sql += ` GROUP BY ${this.exprs(n.group_by, scope)}`;
     if (n.having) sql += ` HAVING ${this.expr(n.having, scope)}`;
-    if (n.order_by?.length) sql += ` ORDER BY ${n.order_by.map((o: Node) => `${this.expr(o.expr, scope)} ${o.order === "DESC" ? "DESC" : "ASC"}`).join(", ")}`;
+    if (n.order_by?.length)
+      sql += ` ORDER BY ${n.order_by.map((o: Node) => `${this.expr(o.expr, scope)} ${o.order === "DESC" ? "DESC" : "ASC"}`).join(", ")}`;
     if (n.limit) sql += ` LIMIT ${this.integer(n.limit, "LIMIT")}`;
     if (n.offset) sql += `${n.limit ? "" : " LIMIT -1"} OFFSET ${this.integer(n.offset, "OFFSET")}`;
     return { sql, columns: known ? columns : null };
@@ -91,7 +119,8 @@ export class Printer extends ExpressionPrinter {
 
   private source(join: Node, scope: Scope): string {
     if (join.table_args) refuse("Table functions are not supported");
-    if (join.column_aliases?.length) refuse("Column aliases on a table are not supported; alias the columns in a subquery");
+    if (join.column_aliases?.length)
+      refuse("Column aliases on a table are not supported; alias the columns in a subquery");
     const table = join.table;
     if (table.node === "Field") {
       const name = table.chain.join(".");
@@ -118,9 +147,14 @@ export class Printer extends ExpressionPrinter {
 
   private star(chain: string[], scope: Scope): string {
     const sources = chain.length === 1 ? scope.sources : scope.sources.filter((s) => s.alias === chain[0]);
-    if (!sources.length) refuse(chain.length === 1 ? "SELECT * needs a FROM clause" : `Unknown table alias ${chain[0]}`);
+    if (!sources.length)
+      refuse(chain.length === 1 ? "SELECT * needs a FROM clause" : `Unknown table alias ${chain[0]}`);
     return sources
-      .map((s) => (s.table ? TABLE_COLUMNS[s.table].map((c) => `${quoteIdent(s.alias)}.${quoteIdent(c)} AS ${quoteIdent(c)}`).join(", ") : `${quoteIdent(s.alias)}.*`))
+      .map((s) =>
+        s.table
+          ? TABLE_COLUMNS[s.table].map((c) => `${quoteIdent(s.alias)}.${quoteIdent(c)} AS ${quoteIdent(c)}`).join(", ")
+          : `${quoteIdent(s.alias)}.*`,
+      )
       .join(", ");
   }
 
@@ -134,7 +168,8 @@ export class Printer extends ExpressionPrinter {
 
   private integer(node: Node, what: string): number {
     const value = node.node === "Constant" ? node.value : undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return refuse(`${what} must be a non-negative integer literal`);
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+      return refuse(`${what} must be a non-negative integer literal`);
     return value;
   }
 }

@@ -19,4 +19,3 @@ export interface Printed {
   sql: string;
   columns: string[] | null;
 }
-

@@ -12,7 +12,9 @@ export const KeySchema = z
     label: z.string(),
     mask_value: z.string().nullable(),
     scopes: z.array(z.string()),
-    scoped_teams: z.array(z.number().int()).openapi({ description: "Projects the key may reach; empty = every project (as PostHog)." }),
+    scoped_teams: z
+      .array(z.number().int())
+      .openapi({ description: "Projects the key may reach; empty = every project (as PostHog)." }),
     scoped_organizations: z
       .array(z.string())
       .openapi({ description: "Always empty: a deployment has one implicit organization, which every key reaches." }),
@@ -40,7 +42,11 @@ export const CreateKeyBody = z.object({
 });
 
 export const KeyIdParams = z.object({
-  id: z.coerce.number().int().positive().openapi({ param: { name: "id", in: "path" }, example: 1 }),
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "id", in: "path" }, example: 1 }),
 });
 
 export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
@@ -59,5 +65,14 @@ export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
 /** What `@current` tells a caller about its own credential; the root key has no stored record. */
 export function currentKeyRecord(principal: Principal, key: PersonalApiKey | undefined): z.infer<typeof KeySchema> {
   if (principal.kind === "personal_api_key" && key) return keyRecord(key);
-  return { id: null, label: "root", mask_value: null, scopes: ["*"], scoped_teams: [], scoped_organizations: [], created_at: null, last_used_at: null };
+  return {
+    id: null,
+    label: "root",
+    mask_value: null,
+    scopes: ["*"],
+    scoped_teams: [],
+    scoped_organizations: [],
+    created_at: null,
+    last_used_at: null,
+  };
 }

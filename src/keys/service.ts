@@ -12,7 +12,8 @@ export type PersonalApiKey = typeof personalApiKeys.$inferSelect;
  * The projects a stored key may reach; null = every project. An empty list means every project,
  * as PostHog reads `scoped_teams: []` (keys created with `[]` before that rule were stored as such).
  */
-export const scopedProjectsOf = (key: PersonalApiKey): number[] | null => (key.scopedProjects?.length ? key.scopedProjects : null);
+export const scopedProjectsOf = (key: PersonalApiKey): number[] | null =>
+  key.scopedProjects?.length ? key.scopedProjects : null;
 
 /** `last_used_at` is written at most this often per key, so hot paths do not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
@@ -88,6 +89,9 @@ export async function listKeys(db: Db, page: Page) {
 
 /** True when a key was deleted. */
 export async function deleteKey(db: Db, id: number): Promise<boolean> {
-  const deleted = await db.delete(personalApiKeys).where(eq(personalApiKeys.id, id)).returning({ id: personalApiKeys.id });
+  const deleted = await db
+    .delete(personalApiKeys)
+    .where(eq(personalApiKeys.id, id))
+    .returning({ id: personalApiKeys.id });
   return deleted.length > 0;
 }

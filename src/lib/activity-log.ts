@@ -59,7 +59,9 @@ export const activityEntry = (db: Db, input: ActivityInput) => db.insert(activit
  * many changes at once (bulk deletion) without one statement per entry.
  */
 export function activityEntries(inputs: ActivityInput[], itemIdSql?: SQL): SQL {
-  const rows = inputs.map(values).map((v) => ({ ...v, actor: JSON.stringify(v.actor), detail: JSON.stringify(v.detail) }));
+  const rows = inputs
+    .map(values)
+    .map((v) => ({ ...v, actor: JSON.stringify(v.actor), detail: JSON.stringify(v.detail) }));
   // `itemIdSql` stands in for the item id when it is only known inside the batch (a row inserted just before).
   const itemId = itemIdSql ? sql`CAST(${itemIdSql} AS TEXT)` : sql`j.value ->> '$.itemId'`;
   return sql`INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
@@ -76,11 +78,21 @@ export async function logActivity(db: Db, ...inputs: ActivityInput[]): Promise<v
 }
 
 /** `before`/`after` of every top-level key that differs between two property objects. */
-export function propertyChanges(type: ActivityScope, before: Record<string, unknown>, after: Record<string, unknown>): ActivityChange[] {
+export function propertyChanges(
+  type: ActivityScope,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): ActivityChange[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   return keys
     .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
-    .map((k) => ({ type, action: "changed" as const, field: `properties.${k}`, before: before[k] ?? null, after: after[k] ?? null }));
+    .map((k) => ({
+      type,
+      action: "changed" as const,
+      field: `properties.${k}`,
+      before: before[k] ?? null,
+      after: after[k] ?? null,
+    }));
 }
 
 /**

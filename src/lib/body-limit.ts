@@ -19,7 +19,10 @@ const limitBody = (maxSize: number) =>
  * Applies the body limit of the request's path: the first rule listing the path (with or without
  * its trailing slash), else the default.
  */
-export function limitBodyByPath(defaultMaxSize: number, rules: { paths: readonly string[]; maxSize: number }[]): MiddlewareHandler<AppEnv> {
+export function limitBodyByPath(
+  defaultMaxSize: number,
+  rules: { paths: readonly string[]; maxSize: number }[],
+): MiddlewareHandler<AppEnv> {
   const fallback = limitBody(defaultMaxSize);
   const compiled = rules.map((rule) => ({ paths: new Set(rule.paths), middleware: limitBody(rule.maxSize) }));
   return (c, next) => {

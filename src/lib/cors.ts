@@ -25,7 +25,12 @@ let parsedOrigins: { raw: string; origins: Set<string> } | undefined;
 function listedOrigins(raw: string | undefined): Set<string> {
   const value = raw ?? "";
   if (parsedOrigins?.raw !== value) {
-    const origins = new Set(value.split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean));
+    const origins = new Set(
+      value
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    );
     parsedOrigins = { raw: value, origins };
   }
   return parsedOrigins.origins;
@@ -48,7 +53,10 @@ export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
     const allowed = sdk || listed.has("*") || listed.has(origin);
     if (!allowed) {
       if (preflight) {
-        return errorResponse(c, permissionDenied(`Origin ${origin} may not call this API from a browser; list it in CORS_ALLOWED_ORIGINS.`));
+        return errorResponse(
+          c,
+          permissionDenied(`Origin ${origin} may not call this API from a browser; list it in CORS_ALLOWED_ORIGINS.`),
+        );
       }
       return next();
     }

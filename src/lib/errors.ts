@@ -88,7 +88,8 @@ export function toApiError(err: unknown, contentType?: string): ApiError {
     if (err.status === 400 && /JSON/i.test(err.message)) return parseError();
     if (err.status === 401) return notAuthenticated();
     if (err.status === 404) return notFound();
-    if (err.status < 500) return new ApiError(err.status as ContentfulStatusCode, "invalid_request", "invalid_request", err.message);
+    if (err.status < 500)
+      return new ApiError(err.status as ContentfulStatusCode, "invalid_request", "invalid_request", err.message);
   }
   return serverError();
 }

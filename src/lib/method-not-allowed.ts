@@ -11,7 +11,9 @@ export function pathMatcher(app: Hono<any>) {
       .filter((r) => r.method !== "ALL" && r.path !== "*" && !r.path.endsWith("/*"))
       .map((r) => ({
         method: r.method,
-        regex: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")}/?$`),
+        regex: new RegExp(
+          `^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")}/?$`,
+        ),
       }));
   return (path: string): boolean => (patterns ??= build()).some((p) => p.regex.test(path));
 }

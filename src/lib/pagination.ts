@@ -5,7 +5,13 @@ export const MAX_LIMIT = 10_000;
 
 /** `limit` / `offset` query parameters shared by every list. */
 export const PaginationQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional().openapi({ description: `Page size (default ${DEFAULT_LIMIT}).` }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .openapi({ description: `Page size (default ${DEFAULT_LIMIT}).` }),
   offset: z.coerce.number().int().min(0).optional().openapi({ description: "Rows to skip (default 0)." }),
 });
 

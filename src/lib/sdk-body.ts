@@ -90,7 +90,8 @@ function gunzip(bytes: Uint8Array, limit: number): Uint8Array {
   try {
     return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (err) {
-    if (err instanceof RangeError || (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw payloadTooLarge(limit);
+    if (err instanceof RangeError || (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+      throw payloadTooLarge(limit);
     throw malformed("the body could not be decompressed");
   }
 }

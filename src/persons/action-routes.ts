@@ -17,7 +17,13 @@ const tags = ["persons"];
 const BASE = "/api/environments/{project_id}/persons";
 const MAX_BULK = 1000;
 
-const post = <B extends z.ZodTypeAny>(path: string, summary: string, body: B, response: ReturnType<typeof jsonResponse>, params: z.ZodTypeAny = PersonParams) =>
+const post = <B extends z.ZodTypeAny>(
+  path: string,
+  summary: string,
+  body: B,
+  response: ReturnType<typeof jsonResponse>,
+  params: z.ZodTypeAny = PersonParams,
+) =>
   defineRoute({
     method: "post",
     path,
@@ -31,7 +37,9 @@ const post = <B extends z.ZodTypeAny>(path: string, summary: string, body: B, re
 const updateProperty = post(
   `${BASE}/{id}/update_property`,
   "Set one person property (captures and applies a $set event)",
-  z.object({ key: z.string().min(1), value: z.unknown() }).refine((b) => "value" in b, { message: "This field is required.", path: ["value"] }),
+  z
+    .object({ key: z.string().min(1), value: z.unknown() })
+    .refine((b) => "value" in b, { message: "This field is required.", path: ["value"] }),
   jsonResponse(PersonSchema, "The person after the update"),
 );
 const deleteProperty = post(
@@ -53,7 +61,9 @@ const BulkDeleteResult = z
   .object({
     persons_found: z.number().int(),
     persons_deleted: z.number().int(),
-    events_queued_for_deletion: z.boolean().openapi({ description: "True when events were deleted (immediately, not queued)." }),
+    events_queued_for_deletion: z
+      .boolean()
+      .openapi({ description: "True when events were deleted (immediately, not queued)." }),
     recordings_queued_for_deletion: z.boolean().openapi({ description: "Always false: there are no recordings." }),
     deletion_errors: z.array(z.object({ person_uuid: z.string() })),
   })
@@ -92,12 +102,19 @@ export const personActionRoutes = createRouter()
     const body = c.req.valid("json");
     if (body.ids && body.distinct_ids) throw validationError("You must provide either distinct_ids or ids, not both");
     if (!body.ids && !body.distinct_ids) throw validationError("You need to specify either distinct_ids or ids");
-    if (body.distinct_ids && body.distinct_ids.length > MAX_BULK) throw validationError(`You can only pass ${MAX_BULK} distinct_ids in one call`);
+    if (body.distinct_ids && body.distinct_ids.length > MAX_BULK)
+      throw validationError(`You can only pass ${MAX_BULK} distinct_ids in one call`);
     if (body.ids && body.ids.length > MAX_BULK) throw validationError(`You can only pass ${MAX_BULK} ids in one call`);
     const db = c.get("db");
     const projectId = c.get("project").id;
     const found = await findPersonsForBulkDelete(db, projectId, { ids: body.ids, distinctIds: body.distinct_ids });
-    await deletePersons(db, projectId, found, { deleteEvents: body.delete_events, keepPerson: body.keep_person, before }, c.get("principal"));
+    await deletePersons(
+      db,
+      projectId,
+      found,
+      { deleteEvents: body.delete_events, keepPerson: body.keep_person, before },
+      c.get("principal"),
+    );
     return c.json(
       {
         persons_found: found.length,
@@ -116,12 +133,24 @@ export const personActionRoutes = createRouter()
   .openapi(updateProperty, async (c) => {
     const person = await personOr404(c, c.req.valid("param").id);
     const { key, value } = c.req.valid("json");
-    const after = await setPersonProperties(c.get("db"), c.get("project").id, person, { [key]: value }, c.get("principal"));
+    const after = await setPersonProperties(
+      c.get("db"),
+      c.get("project").id,
+      person,
+      { [key]: value },
+      c.get("principal"),
+    );
     return c.json(personRecord(after), 200);
   })
   .openapi(deleteProperty, async (c) => {
     const person = await personOr404(c, c.req.valid("param").id);
-    const after = await deletePersonProperty(c.get("db"), c.get("project").id, person, c.req.valid("json").$unset, c.get("principal"));
+    const after = await deletePersonProperty(
+      c.get("db"),
+      c.get("project").id,
+      person,
+      c.req.valid("json").$unset,
+      c.get("principal"),
+    );
     return c.json(personRecord(after), 200);
   })
   .openapi(split, async (c) => {

@@ -19,11 +19,23 @@ export interface DeleteOptions {
  * when asked, their events stored before the request; one activity entry per person. The person
  * rows and entries are one `db.batch`, so a failure leaves no person half-deleted.
  */
-export async function deletePersons(db: Db, projectId: number, people: PersonRow[], options: DeleteOptions, principal: Principal) {
+export async function deletePersons(
+  db: Db,
+  projectId: number,
+  people: PersonRow[],
+  options: DeleteOptions,
+  principal: Principal,
+) {
   if (!people.length) return;
   // Events first, in bounded chunks outside the batch (persons may own millions of events): if this
   // fails, the persons are still there and the request can be repeated in full.
-  if (options.deleteEvents) await deleteEventsOf(db.$client, projectId, people.map((p) => p.id), options.before);
+  if (options.deleteEvents)
+    await deleteEventsOf(
+      db.$client,
+      projectId,
+      people.map((p) => p.id),
+      options.before,
+    );
   const statements: Parameters<typeof runBatch>[1] = [];
   for (const chunk of chunkJson(people.map((p) => p.id))) {
     const ids = sql`(SELECT value FROM json_each(${chunk}))`;
@@ -38,13 +50,28 @@ export async function deletePersons(db: Db, projectId: number, people: PersonRow
     }
   }
   if (!options.keepPerson) {
-    statements.push(activityEntries(people.map((p) => ({ projectId, scope: "Person" as const, itemId: p.id, activity: "deleted", principal, name: p.uuid }))));
+    statements.push(
+      activityEntries(
+        people.map((p) => ({
+          projectId,
+          scope: "Person" as const,
+          itemId: p.id,
+          activity: "deleted",
+          principal,
+          name: p.uuid,
+        })),
+      ),
+    );
   }
   await runBatch(db, statements);
 }
 
 /** bulk_delete's persons: by uuid or integer id (`ids`), or by distinct id. */
-export async function findPersonsForBulkDelete(db: Db, projectId: number, by: { ids?: (string | number)[]; distinctIds?: string[] }) {
+export async function findPersonsForBulkDelete(
+  db: Db,
+  projectId: number,
+  by: { ids?: (string | number)[]; distinctIds?: string[] },
+) {
   if (by.distinctIds) {
     return db.all<PersonRow>(sql`SELECT DISTINCT p.id, p.uuid FROM json_each(${JSON.stringify(by.distinctIds)}) j
       CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value

@@ -23,7 +23,11 @@ async function untilDone(d1: D1Database, sql: string, ...binds: unknown[]): Prom
 }
 
 /** Events of merged-away persons move to the person each was finally merged into (`t`: its uuid). */
-export async function moveMergedEvents(d1: D1Database, projectId: number, pairs: { sourceId: number; targetUuid: string }[]) {
+export async function moveMergedEvents(
+  d1: D1Database,
+  projectId: number,
+  pairs: { sourceId: number; targetUuid: string }[],
+) {
   for (const chunk of chunkJson(pairs.map((p) => ({ s: p.sourceId, t: p.targetUuid })))) {
     await untilDone(
       d1,

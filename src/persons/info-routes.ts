@@ -53,7 +53,13 @@ const timeline = defineRoute({
   responses: {
     200: jsonResponse(
       z.object({
-        points: z.array(z.object({ timestamp: z.string(), properties: z.record(z.string(), z.unknown()), relevant_event_count: z.number().int() })),
+        points: z.array(
+          z.object({
+            timestamp: z.string(),
+            properties: z.record(z.string(), z.unknown()),
+            relevant_event_count: z.number().int(),
+          }),
+        ),
         crucial_property_keys: z.array(z.string()),
         effective_date_from: z.string(),
         effective_date_to: z.string(),
@@ -70,7 +76,10 @@ const cohorts = defineRoute({
   auth: { kind: "personal", scopes: ["person:read", "cohort:read"] },
   request: {
     params: ProjectParams,
-    query: z.object({ person_id: z.string({ message: "This field is required." }).openapi({ description: "Integer id or uuid" }), format: FormatQuery.shape.format }),
+    query: z.object({
+      person_id: z.string({ message: "This field is required." }).openapi({ description: "Integer id or uuid" }),
+      format: FormatQuery.shape.format,
+    }),
   },
   responses: { 200: jsonResponse(z.object({ results: z.array(z.record(z.string(), z.unknown())) }), "Cohorts") },
 });
@@ -79,7 +88,10 @@ const cohorts = defineRoute({
 export const personInfoRoutes = createRouter()
   .openapi(activityAll, async (c) => {
     const q = c.req.valid("query");
-    const body = await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "Person" }, c.req.url, { limit: q.limit ?? 10, page: q.page ?? 1 });
+    const body = await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "Person" }, c.req.url, {
+      limit: q.limit ?? 10,
+      page: q.page ?? 1,
+    });
     return c.json(body, 200);
   })
   .openapi(cohorts, async (c) => {

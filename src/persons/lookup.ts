@@ -13,7 +13,11 @@ export interface StoredPerson {
  * The person a distinct id currently resolves to, if any. This is on the /flags hot path, so it is
  * one prepared statement reading only the two columns evaluation uses (no query builder, no mapping).
  */
-export async function findPersonByDistinctId(db: Db, projectId: number, distinctId: string): Promise<StoredPerson | undefined> {
+export async function findPersonByDistinctId(
+  db: Db,
+  projectId: number,
+  distinctId: string,
+): Promise<StoredPerson | undefined> {
   const row = await db.$client
     .prepare(
       `SELECT p.id AS id, p.properties AS properties FROM person_distinct_ids d

@@ -22,8 +22,14 @@ const CSV_EXPORT_LIMIT = 10_000;
 const ListQuery = PaginationQuery.extend({
   distinct_id: z.string().optional().openapi({ description: "Persons having this distinct id (exact)." }),
   email: z.string().optional().openapi({ description: "Persons whose `email` property equals this." }),
-  search: z.string().optional().openapi({ description: "Substring of email, name, uuid or any distinct id (case-insensitive)." }),
-  properties: z.string().optional().openapi({ description: "JSON: property filters (array, ANDed) or a group `{type: AND|OR, values}`." }),
+  search: z
+    .string()
+    .optional()
+    .openapi({ description: "Substring of email, name, uuid or any distinct id (case-insensitive)." }),
+  properties: z
+    .string()
+    .optional()
+    .openapi({ description: "JSON: property filters (array, ANDed) or a group `{type: AND|OR, values}`." }),
   format: Format,
 });
 
@@ -75,9 +81,15 @@ const remove = defineRoute({
   request: {
     params: PersonParams,
     query: z.object({
-      delete_events: z.string().optional().openapi({ description: "Present (any value, as in PostHog): also delete the person's events." }),
+      delete_events: z
+        .string()
+        .optional()
+        .openapi({ description: "Present (any value, as in PostHog): also delete the person's events." }),
       delete_recordings: z.string().optional().openapi({ description: "Accepted; there are no recordings to delete." }),
-      keep_person: z.string().optional().openapi({ description: "Present: keep the person, only delete what the other flags ask." }),
+      keep_person: z
+        .string()
+        .optional()
+        .openapi({ description: "Present: keep the person, only delete what the other flags ask." }),
       format: Format,
     }),
   },
@@ -92,7 +104,12 @@ export const personRoutes = createRouter()
     const { rows, count } = await listPersons(
       c.get("db"),
       c.get("project").id,
-      { distinctId: query.distinct_id, email: query.email, search: query.search, filter: parseProperties(query.properties) },
+      {
+        distinctId: query.distinct_id,
+        email: query.email,
+        search: query.search,
+        filter: parseProperties(query.properties),
+      },
       page,
     );
     const results = rows.map(serializedPerson);
@@ -119,7 +136,13 @@ export const personRoutes = createRouter()
     const person = await getPerson(db, projectId, c.req.valid("param").id);
     if (!person) throw notFound();
     const q = c.req.valid("query");
-    await deletePersons(db, projectId, [person], { deleteEvents: q.delete_events !== undefined, keepPerson: q.keep_person !== undefined, before }, c.get("principal"));
+    await deletePersons(
+      db,
+      projectId,
+      [person],
+      { deleteEvents: q.delete_events !== undefined, keepPerson: q.keep_person !== undefined, before },
+      c.get("principal"),
+    );
     return c.body(null, 204);
   });
 

@@ -35,7 +35,13 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   if (query.filter) conditions.push(await filterSql(db, projectId, query.filter, PERSONS_TARGET));
   const where = and(...conditions);
   const [rows, total] = await Promise.all([
-    db.select().from(persons).where(where).orderBy(desc(persons.createdAt), desc(persons.id)).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(persons)
+      .where(where)
+      .orderBy(desc(persons.createdAt), desc(persons.id))
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ n: count() }).from(persons).where(where).get(),
   ]);
   return { rows: await withDistinctIds(db, rows), count: total?.n ?? 0 };
@@ -61,8 +67,13 @@ const UUID = /^\{?(urn:uuid:)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}
 export function parsePersonKey(raw: string): { id: number } | { uuid: string } {
   if (/^\d{1,15}$/.test(raw)) return { id: Number(raw) };
   if (UUID.test(raw)) {
-    const hex = raw.replace(/^\{?(urn:uuid:)?|\}$/gi, "").replace(/-/g, "").toLowerCase();
-    return { uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+    const hex = raw
+      .replace(/^\{?(urn:uuid:)?|\}$/gi, "")
+      .replace(/-/g, "")
+      .toLowerCase();
+    return {
+      uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    };
   }
   throw validationError(
     "The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=<id> instead.",
@@ -74,7 +85,9 @@ export async function getPerson(db: Db, projectId: number, key: string): Promise
   const row = await db
     .select()
     .from(persons)
-    .where(and(eq(persons.projectId, projectId), "id" in parsed ? eq(persons.id, parsed.id) : eq(persons.uuid, parsed.uuid)))
+    .where(
+      and(eq(persons.projectId, projectId), "id" in parsed ? eq(persons.id, parsed.id) : eq(persons.uuid, parsed.uuid)),
+    )
     .get();
   return row ? (await withDistinctIds(db, [row]))[0] : undefined;
 }
@@ -85,6 +98,11 @@ export async function getPersonsByIds(db: Db, projectId: number, ids: number[]):
   const rows = await db
     .select()
     .from(persons)
-    .where(and(eq(persons.projectId, projectId), sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`));
+    .where(
+      and(
+        eq(persons.projectId, projectId),
+        sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+      ),
+    );
   return withDistinctIds(db, rows);
 }

@@ -17,7 +17,13 @@ export interface SplitInput {
  * with their events; the original person keeps its properties (PostHog's current behaviour).
  * Without arguments every id but the oldest moves off; with `main_distinct_id` every other id does.
  */
-export async function splitPerson(db: Db, projectId: number, person: PersonWithIds, input: SplitInput, principal: Principal) {
+export async function splitPerson(
+  db: Db,
+  projectId: number,
+  person: PersonWithIds,
+  input: SplitInput,
+  principal: Principal,
+) {
   if (input.main_distinct_id != null && input.distinct_ids_to_split) {
     throw validationError("main_distinct_id cannot be combined with distinct_ids_to_split");
   }
@@ -25,7 +31,8 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
   if (input.distinct_ids_to_split) {
     if (!input.distinct_ids_to_split.length) throw validationError("must not be empty", "distinct_ids_to_split");
     const foreign = input.distinct_ids_to_split.filter((d) => !person.distinctIds.includes(d));
-    if (foreign.length) throw validationError(`not on this person: ${JSON.stringify(foreign)}`, "distinct_ids_to_split");
+    if (foreign.length)
+      throw validationError(`not on this person: ${JSON.stringify(foreign)}`, "distinct_ids_to_split");
     moving = [...new Set(input.distinct_ids_to_split)];
   } else if (input.main_distinct_id != null) {
     moving = person.distinctIds.filter((d) => d !== input.main_distinct_id);
@@ -39,13 +46,13 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
   const rows = JSON.stringify(moving.map((d) => ({ d, u: crypto.randomUUID() })));
   const now = new Date().toISOString();
   await runBatch(db, [
-    (sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
-      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${person.version + 1} FROM json_each(${rows}) j`),
-    (sql`WITH j AS MATERIALIZED (SELECT value ->> '$.d' AS d, value ->> '$.u' AS u FROM json_each(${rows}))
+    sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
+      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${person.version + 1} FROM json_each(${rows}) j`,
+    sql`WITH j AS MATERIALIZED (SELECT value ->> '$.d' AS d, value ->> '$.u' AS u FROM json_each(${rows}))
       UPDATE person_distinct_ids SET version = version + 1,
         person_id = (SELECT p.id FROM j CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.u WHERE j.d = person_distinct_ids.distinct_id)
-      WHERE project_id = ${projectId} AND distinct_id IN (SELECT d FROM j)`),
-    (sql`UPDATE persons SET version = version + 1 WHERE id = ${person.id}`),
+      WHERE project_id = ${projectId} AND distinct_id IN (SELECT d FROM j)`,
+    sql`UPDATE persons SET version = version + 1 WHERE id = ${person.id}`,
     activityEntry(db, {
       projectId,
       scope: "Person",
@@ -59,7 +66,10 @@ export async function splitPerson(db: Db, projectId: number, person: PersonWithI
           action: "split",
           field: null,
           before: null,
-          after: { distinct_ids: person.distinctIds, ...(input.distinct_ids_to_split ? { distinct_ids_to_split: moving } : {}) },
+          after: {
+            distinct_ids: person.distinctIds,
+            ...(input.distinct_ids_to_split ? { distinct_ids_to_split: moving } : {}),
+          },
         },
       ],
     }),

@@ -25,7 +25,9 @@ export interface TimelineQuery {
 export async function propertiesTimeline(db: Db, projectId: number, personId: number, query: TimelineQuery) {
   const now = new Date();
   const from = query.dateFrom ? relativeDate(query.dateFrom, now) : relativeDate("-7d", now);
-  const to = query.dateTo ? relativeDate(query.dateTo, now) : { ms: now.getTime(), iso: now.toISOString(), dateOnly: false };
+  const to = query.dateTo
+    ? relativeDate(query.dateTo, now)
+    : { ms: now.getTime(), iso: now.toISOString(), dateOnly: false };
   if (!from) throw validationError("date_from is not a date.", "date_from");
   if (!to) throw validationError("date_to is not a date.", "date_to");
   let toMs = to.dateOnly ? to.ms + 86_400_000 - 1 : to.ms;

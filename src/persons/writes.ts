@@ -50,15 +50,29 @@ async function capturePersonEvent(
 }
 
 /** PATCH and update_property: a `$set` event, plus an "updated" activity entry listing each changed key. */
-export async function setPersonProperties(db: Db, projectId: number, person: PersonWithIds, set: Props, principal: Principal) {
+export async function setPersonProperties(
+  db: Db,
+  projectId: number,
+  person: PersonWithIds,
+  set: Props,
+  principal: Principal,
+) {
   return capturePersonEvent(db, projectId, person, "$set", { $set: set }, (before, after) => {
     const changes = propertyChanges("Person", before, after);
-    return changes.length ? { projectId, scope: "Person", itemId: person.id, activity: "updated", principal, name: person.uuid, changes } : null;
+    return changes.length
+      ? { projectId, scope: "Person", itemId: person.id, activity: "updated", principal, name: person.uuid, changes }
+      : null;
   });
 }
 
 /** delete_property: a `$delete_person_property` event carrying `$unset: [key]`. */
-export async function deletePersonProperty(db: Db, projectId: number, person: PersonWithIds, key: string, principal: Principal) {
+export async function deletePersonProperty(
+  db: Db,
+  projectId: number,
+  person: PersonWithIds,
+  key: string,
+  principal: Principal,
+) {
   return capturePersonEvent(db, projectId, person, "$delete_person_property", { $unset: [key] }, (before, after) => {
     const changes = propertyChanges("Person", before, after);
     return {
@@ -68,7 +82,9 @@ export async function deletePersonProperty(db: Db, projectId: number, person: Pe
       activity: "delete_property",
       principal,
       name: person.uuid,
-      changes: changes.length ? changes : [{ type: "Person", action: "changed", field: `properties.${key}`, before: null, after: null }],
+      changes: changes.length
+        ? changes
+        : [{ type: "Person", action: "changed", field: `properties.${key}`, before: null, after: null }],
     };
   });
 }

@@ -1,7 +1,14 @@
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
-import { CreateProjectBody, ProjectParams, projectRecord, ProjectSchema, projectSettingsOf, UpdateProjectBody } from "./schema";
+import {
+  CreateProjectBody,
+  ProjectParams,
+  projectRecord,
+  ProjectSchema,
+  projectSettingsOf,
+  UpdateProjectBody,
+} from "./schema";
 import { createProject, listProjects } from "./service";
 import { changeProjectSettings } from "./update";
 
@@ -61,6 +68,11 @@ export const projectRoutes = createRouter()
   })
   .openapi(retrieve, (c) => c.json(projectRecord(c.get("project")), 200))
   .openapi(update, async (c) => {
-    const project = await changeProjectSettings(c.env, c.get("db"), c.get("project"), projectSettingsOf(c.req.valid("json")));
+    const project = await changeProjectSettings(
+      c.env,
+      c.get("db"),
+      c.get("project"),
+      projectSettingsOf(c.req.valid("json")),
+    );
     return c.json(projectRecord(project), 200);
   });

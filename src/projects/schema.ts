@@ -8,13 +8,17 @@ import type { Project, ProjectSettings } from "./service";
 export const ProjectSchema = z
   .object({
     id: z.number().int(),
-    project_id: z.number().int().openapi({ description: "The same id (PostHog distinguishes projects from environments; here they are one)." }),
+    project_id: z
+      .number()
+      .int()
+      .openapi({ description: "The same id (PostHog distinguishes projects from environments; here they are one)." }),
     organization: z.string().uuid().openapi({ description: "The deployment's one implicit organization." }),
     name: z.string(),
     api_token: z.string().openapi({ description: "Public project token (`phc_...`) that SDKs send." }),
     timezone: z.string(),
     test_account_filters: z.array(z.record(z.string(), z.unknown())).openapi({
-      description: "Property filters that mark internal and test users; analysis leaves them out on `filter_test_accounts=true`.",
+      description:
+        "Property filters that mark internal and test users; analysis leaves them out on `filter_test_accounts=true`.",
     }),
     created_at: z.string(),
   })
@@ -36,7 +40,8 @@ export const CreateProjectBody = z.object({
   name: z.string().trim().min(1).max(200),
   timezone: TimeZone.optional().openapi({ description: "IANA time zone (default UTC)." }),
   test_account_filters: TestAccountFilters.optional().openapi({
-    description: 'Property filters matching internal and test users, e.g. `[{"key": "email", "value": "@example.com", "operator": "not_icontains", "type": "person"}]` (default none).',
+    description:
+      'Property filters matching internal and test users, e.g. `[{"key": "email", "value": "@example.com", "operator": "not_icontains", "type": "person"}]` (default none).',
   }),
 });
 

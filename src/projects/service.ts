@@ -80,7 +80,10 @@ export async function missingProjectIds(db: Db, ids: number[]): Promise<number[]
  * deployment with a single project); undefined when it reaches several. `reachable` holds the
  * first ten it reaches, by id.
  */
-export async function currentProjectOf(db: Db, principal: Principal): Promise<{ project?: Project; reachable: Project[] }> {
+export async function currentProjectOf(
+  db: Db,
+  principal: Principal,
+): Promise<{ project?: Project; reachable: Project[] }> {
   const { rows, count } = await listProjects(db, principal, { limit: 10, offset: 0 });
   return { project: count === 1 ? rows[0] : undefined, reachable: rows };
 }
@@ -91,7 +94,11 @@ export async function currentProjectOf(db: Db, principal: Principal): Promise<{ 
  * none. A key reaching several projects gets a 400 naming them. Whether the key may reach the
  * project is the caller's check, as for any project id.
  */
-export async function resolveCurrentProject(db: Db, principal: Principal, token: string | undefined): Promise<Project | undefined> {
+export async function resolveCurrentProject(
+  db: Db,
+  principal: Principal,
+  token: string | undefined,
+): Promise<Project | undefined> {
   if (token) return getProjectByToken(db, token);
   const { project, reachable } = await currentProjectOf(db, principal);
   if (project || !reachable.length) return project;

@@ -10,7 +10,13 @@ import { isWellFormedProjectToken } from "../projects/service";
 import { RemoteConfigSchema, remoteConfigJson, remoteConfigScript } from "./remote-config";
 
 const Params = z.object({
-  token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The project token (`phc_...`)", example: "phc_..." }),
+  token: z
+    .string()
+    .openapi({
+      param: { name: "token", in: "path" },
+      description: "The project token (`phc_...`)",
+      example: "phc_...",
+    }),
 });
 
 const config = defineRoute({
@@ -43,7 +49,8 @@ const CACHE_CONTROL = "public, max-age=300";
  * A token that cannot be one is refused before any lookup; an unknown one is 404, as PostHog.
  */
 async function flagsOfToken(c: Context<AppEnv>, token: string) {
-  if (!isWellFormedProjectToken(token)) throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
+  if (!isWellFormedProjectToken(token))
+    throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   const entry = await definitionsFor(c, token, "cohorts");
   if (!entry) throw notFound("Project not found.");
   return payloadOf(entry).flags;
@@ -52,10 +59,16 @@ async function flagsOfToken(c: Context<AppEnv>, token: string) {
 export const sdkConfigRoutes = createRouter()
   .openapi(config, async (c) => {
     const flags = await flagsOfToken(c, c.req.valid("param").token);
-    return c.body(remoteConfigJson(flags), 200, { "Content-Type": "application/json", "Cache-Control": CACHE_CONTROL }) as never;
+    return c.body(remoteConfigJson(flags), 200, {
+      "Content-Type": "application/json",
+      "Cache-Control": CACHE_CONTROL,
+    }) as never;
   })
   .openapi(script, async (c) => {
     const { token } = c.req.valid("param");
     const flags = await flagsOfToken(c, token);
-    return c.body(remoteConfigScript(token, flags), 200, { "Content-Type": "application/javascript", "Cache-Control": CACHE_CONTROL }) as never;
+    return c.body(remoteConfigScript(token, flags), 200, {
+      "Content-Type": "application/javascript",
+      "Cache-Control": CACHE_CONTROL,
+    }) as never;
   });

@@ -8,7 +8,6 @@ import { authenticationFailed, permissionDenied, validationError } from "../lib/
 import { jsonResponse as json } from "../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../lib/route";
 
-
 const Query = z.object({
   token: z.string().optional().openapi({ description: "The project token (`phc_...`) whose flags to send." }),
   send_cohorts: z.string().optional().openapi({ description: "Present (or true): include cohort definitions." }),
@@ -47,7 +46,8 @@ async function byToken(c: Context<AppEnv>) {
   const token = c.req.query("token");
   if (!token) throw validationError("token is required", "token", "required");
   const entry = await definitionsFor(c, token, cohortVariant(c.req.query("send_cohorts")));
-  if (!entry) throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
+  if (!entry)
+    throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   if (!canReachProject(c.get("principal"), entry.projectId)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${entry.projectId}.`);
   }

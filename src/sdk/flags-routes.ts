@@ -11,29 +11,49 @@ import { flagsResponseJson, shapeFor } from "./responses";
 
 const Body = z
   .object({
-    token: z.string().optional().openapi({ description: "The project token (`phc_...`); `api_key` and `$token` are accepted too." }),
+    token: z
+      .string()
+      .optional()
+      .openapi({ description: "The project token (`phc_...`); `api_key` and `$token` are accepted too." }),
     distinct_id: z.union([z.string(), z.number()]).optional(),
     groups: z.record(z.string(), z.unknown()).optional(),
     person_properties: z.record(z.string(), z.unknown()).optional(),
     group_properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     flag_keys_to_evaluate: z.array(z.string()).optional(),
     $anon_distinct_id: z.string().optional(),
-    $device_id: z.string().optional().openapi({ description: "Hashed instead of the distinct id by flags whose `bucketing_identifier` is `device_id`." }),
+    $device_id: z
+      .string()
+      .optional()
+      .openapi({
+        description: "Hashed instead of the distinct id by flags whose `bucketing_identifier` is `device_id`.",
+      }),
     evaluation_contexts: z
       .array(z.string())
       .optional()
-      .openapi({ description: "Flags with evaluation tags are evaluated only when one of their tags is named here (`evaluation_environments` is accepted too)." }),
+      .openapi({
+        description:
+          "Flags with evaluation tags are evaluated only when one of their tags is named here (`evaluation_environments` is accepted too).",
+      }),
     evaluation_runtime: z
       .enum(["client", "server", "all"])
       .optional()
-      .openapi({ description: "Default: detected from the User-Agent, else `client` when browser headers (Origin, Referer, Sec-Fetch-*) are present; an undetermined caller gets only flags without a runtime restriction." }),
+      .openapi({
+        description:
+          "Default: detected from the User-Agent, else `client` when browser headers (Origin, Referer, Sec-Fetch-*) are present; an undetermined caller gets only flags without a runtime restriction.",
+      }),
   })
   .passthrough()
   .openapi("FlagsRequest");
 
 const Query = z.object({
   v: z.string().optional().openapi({ description: "Response version." }),
-  config: z.string().optional().openapi({ description: "`true`: add the remote config's fields (always on for /decide, and when neither `v` nor `config` is sent)." }),
+  config: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "`true`: add the remote config's fields (always on for /decide, and when neither `v` nor `config` is sent).",
+    }),
   compression: z.string().optional().openapi({ description: "`gzip-js`: the body is gzip-compressed (browser SDKs)." }),
 });
 
@@ -46,8 +66,17 @@ const body = {
   required: false,
   content: {
     "application/json": { schema: FlagsRequestRef },
-    "text/plain": { schema: z.string().openapi({ description: "The same JSON, gzip-compressed (recognised by its bytes) or base64-encoded" }) },
-    "application/x-www-form-urlencoded": { schema: { type: "object" as const, properties: { data: { type: "string" as const, description: "base64 of the JSON" } } } },
+    "text/plain": {
+      schema: z
+        .string()
+        .openapi({ description: "The same JSON, gzip-compressed (recognised by its bytes) or base64-encoded" }),
+    },
+    "application/x-www-form-urlencoded": {
+      schema: {
+        type: "object" as const,
+        properties: { data: { type: "string" as const, description: "base64 of the JSON" } },
+      },
+    },
   },
 };
 const Response = z.record(z.string(), z.unknown());
@@ -87,7 +116,8 @@ async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
   const version = Number.parseInt(c.req.query("v") ?? "", 10);
   const shape = shapeFor(api, Number.isNaN(version) ? 1 : version);
   const evaluation = await evaluateForRequest(c.env, c.get("db"), token, req, (p) => c.executionCtx.waitUntil(p));
-  if (!evaluation) throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
+  if (!evaluation)
+    throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   // Browsers ask for config only with `disable_flags`.
   const results = raw.disable_flags === true ? {} : evaluation.results;
   // Serialized by flagsResponseJson (cached per flag and outcome), sent as c.json would send it.

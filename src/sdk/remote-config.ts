@@ -16,7 +16,9 @@ import type { FlagDefinition } from "../flags/evaluation/types";
 export const RemoteConfigSchema = z
   .object({
     supportedCompression: z.array(z.string()),
-    hasFeatureFlags: z.boolean().openapi({ description: "Whether the project has an active flag (posthog-js then loads flags at once)." }),
+    hasFeatureFlags: z
+      .boolean()
+      .openapi({ description: "Whether the project has an active flag (posthog-js then loads flags at once)." }),
     analytics: z.object({ endpoint: z.string() }).openapi({ description: "Where posthog-js sends events." }),
     elementsChainAsString: z.boolean(),
     defaultIdentifiedOnly: z.boolean(),
@@ -27,13 +29,18 @@ export const RemoteConfigSchema = z
     captureDeadClicks: z.literal(false),
     capturePerformance: z.literal(false),
     autocaptureExceptions: z.literal(false),
-    errorTracking: z.object({ autocaptureExceptions: z.literal(false), suppressionRules: z.array(z.unknown()).openapi({ description: "Always empty." }) }),
+    errorTracking: z.object({
+      autocaptureExceptions: z.literal(false),
+      suppressionRules: z.array(z.unknown()).openapi({ description: "Always empty." }),
+    }),
     logs: z.object({ captureConsoleLogs: z.literal(false) }),
     conversations: z.literal(false),
     productTours: z.literal(false),
     siteApps: z.array(z.unknown()).openapi({ description: "Always empty: no site apps." }),
   })
-  .openapi("RemoteConfig", { description: "posthog-js settings; products edgehog does not have are off (docs/compatibility.md)." });
+  .openapi("RemoteConfig", {
+    description: "posthog-js settings; products edgehog does not have are off (docs/compatibility.md).",
+  });
 
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
@@ -73,7 +80,10 @@ function serializedFor(flags: readonly FlagDefinition[]) {
   let entry = serialized.get(flags);
   if (!entry) {
     const config = remoteConfig(flags);
-    entry = { config: JSON.stringify(config), responseFields: JSON.stringify({ ...config, ...RESPONSE_EXTRAS }).slice(1, -1) };
+    entry = {
+      config: JSON.stringify(config),
+      responseFields: JSON.stringify({ ...config, ...RESPONSE_EXTRAS }).slice(1, -1),
+    };
     serialized.set(flags, entry);
   }
   return entry;

@@ -15,7 +15,8 @@ export async function sdkBodyOf(c: Context): Promise<Record<string, unknown>> {
     maxDecodedBytes: DEFAULT_BODY_LIMIT,
   });
   if (payload === undefined) return {};
-  if (!isObject(payload)) throw validationError("Malformed request data: the body must be a JSON object.", null, "invalid_payload");
+  if (!isObject(payload))
+    throw validationError("Malformed request data: the body must be a JSON object.", null, "invalid_payload");
   return payload;
 }
 
@@ -29,36 +30,48 @@ export function tokenOf(body: Record<string, unknown>, query?: string): string {
 }
 
 const firstObject = (...values: unknown[]) => values.find(isObject) as Record<string, unknown> | undefined;
-const firstString = (...values: unknown[]) => values.find((v) => typeof v === "string" && v !== "") as string | undefined;
+const firstString = (...values: unknown[]) =>
+  values.find((v) => typeof v === "string" && v !== "") as string | undefined;
 
 /** `evaluation_contexts` (or its older name): a list of strings, or absent. */
 function contextsOf(body: Record<string, unknown>): string[] | undefined {
   const value = body.evaluation_contexts ?? body.evaluation_environments;
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw validationError("evaluation_contexts must be a list of strings", "evaluation_contexts");
+  if (!Array.isArray(value))
+    throw validationError("evaluation_contexts must be a list of strings", "evaluation_contexts");
   return value.filter((v): v is string => typeof v === "string" && v !== "");
 }
 
 /** PostHog keeps the first 200 Unicode characters of a longer id (an emoji is one, not two UTF-16 units). */
 const MAX_DISTINCT_ID_CHARACTERS = 200;
 
-const firstCharacters = (text: string, count: number) => (text.length <= count ? text : Array.from(text).slice(0, count).join(""));
+const firstCharacters = (text: string, count: number) =>
+  text.length <= count ? text : Array.from(text).slice(0, count).join("");
 
 /**
  * The evaluation request of a /flags or /decide body, with PostHog's field aliases (flag-eval.md §6.1).
  * `headers` tell the caller's runtime when the body does not name one (see runtime.ts).
  */
-export function evaluationRequestOf(body: Record<string, unknown>, headers: { get(name: string): string | null | undefined }): EvaluationRequest {
+export function evaluationRequestOf(
+  body: Record<string, unknown>,
+  headers: { get(name: string): string | null | undefined },
+): EvaluationRequest {
   const raw = body.distinct_id ?? body.$distinct_id;
   // PostHog's flags service refuses only a missing id; an empty one is evaluated (and hashed) as is.
   if (raw === undefined || raw === null) throw validationError("distinct_id is required", "distinct_id", "required");
-  const distinctId = firstCharacters(typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : JSON.stringify(raw), MAX_DISTINCT_ID_CHARACTERS);
+  const distinctId = firstCharacters(
+    typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : JSON.stringify(raw),
+    MAX_DISTINCT_ID_CHARACTERS,
+  );
   const flagKeys = body.flag_keys_to_evaluate ?? body.flag_keys;
   return {
     distinctId,
     groups: firstObject(body.groups, body.$groups) ?? {},
     personProperties: firstObject(body.person_properties, body.$properties) ?? {},
-    groupProperties: (firstObject(body.group_properties, body.$group_properties) ?? {}) as Record<string, Record<string, unknown>>,
+    groupProperties: (firstObject(body.group_properties, body.$group_properties) ?? {}) as Record<
+      string,
+      Record<string, unknown>
+    >,
     anonDistinctId: firstString(body.$anon_distinct_id, body.anon_distinct_id),
     deviceId: firstString(body.$device_id, body.device_id),
     flagKeys: Array.isArray(flagKeys) ? flagKeys.filter((k): k is string => typeof k === "string") : undefined,

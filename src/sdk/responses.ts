@@ -65,13 +65,18 @@ function anyFailed(list: FlagResult[]): boolean {
 export function flagsResponseJson(results: Record<string, FlagResult>, shape: Shape, requestId: string): string {
   const list = Object.values(results);
   if (shape === "keys") return JSON.stringify({ featureFlags: list.filter((r) => r.enabled).map((r) => r.key) });
-  if (shape === "values") return JSON.stringify({ featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, valueOf(r)])) });
+  if (shape === "values")
+    return JSON.stringify({
+      featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, valueOf(r)])),
+    });
   const errors = anyFailed(list);
   if (shape === "legacy") {
     return JSON.stringify({
       errorsWhileComputingFlags: errors,
       featureFlags: Object.fromEntries(list.map((r) => [r.key, valueOf(r)])),
-      featureFlagPayloads: Object.fromEntries(list.filter((r) => r.enabled && r.payload != null).map((r) => [r.key, r.payload])),
+      featureFlagPayloads: Object.fromEntries(
+        list.filter((r) => r.enabled && r.payload != null).map((r) => [r.key, r.payload]),
+      ),
       requestId,
       evaluatedAt: Date.now(),
     });

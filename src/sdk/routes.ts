@@ -4,4 +4,7 @@ import { sdkDefinitionRoutes } from "./definitions-routes";
 import { sdkFlagRoutes } from "./flags-routes";
 
 /** The SDK-facing surface: remote evaluation, local-evaluation definitions and remote config. */
-export const sdkRoutes = createRouter().route("/", sdkFlagRoutes).route("/", sdkDefinitionRoutes).route("/", sdkConfigRoutes);
+export const sdkRoutes = createRouter()
+  .route("/", sdkFlagRoutes)
+  .route("/", sdkDefinitionRoutes)
+  .route("/", sdkConfigRoutes);

@@ -11,7 +11,10 @@ const SERVER_AGENTS = /^posthog-(python|ruby|php|java|go|node|dotnet|elixir)\/|p
 const MOBILE_AGENTS = /^posthog-(android|ios|react-native|flutter)\//;
 const BROWSER_HEADERS = ["origin", "referer", "sec-fetch-mode", "sec-fetch-site"];
 
-export function callerRuntime(declared: unknown, headers: { get(name: string): string | null | undefined }): CallerRuntime {
+export function callerRuntime(
+  declared: unknown,
+  headers: { get(name: string): string | null | undefined },
+): CallerRuntime {
   if (typeof declared === "string") {
     const value = declared.toLowerCase();
     return value === "client" || value === "server" ? value : "all";

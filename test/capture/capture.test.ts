@@ -7,7 +7,11 @@ beforeAll(async () => {
   project = await createProject();
 });
 
-async function post(path: string, body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }) {
+async function post(
+  path: string,
+  body: BodyInit,
+  headers: Record<string, string> = { "content-type": "application/json" },
+) {
   const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method: "POST", headers, body }));
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
@@ -32,7 +36,13 @@ describe("capture", () => {
       JSON.stringify({
         api_key: project.api_token,
         batch: [
-          { event: "page", distinct_id: "b1", properties: { a: 1 }, timestamp: "2024-01-01T00:00:00.000Z", uuid: "0190e7a5-0000-7000-8000-000000000001" },
+          {
+            event: "page",
+            distinct_id: "b1",
+            properties: { a: 1 },
+            timestamp: "2024-01-01T00:00:00.000Z",
+            uuid: "0190e7a5-0000-7000-8000-000000000001",
+          },
           { event: "page", distinct_id: "b1", properties: {} },
         ],
       }),
@@ -49,16 +59,25 @@ describe("capture", () => {
 
   it("serves every capture path, with and without the trailing slash", async () => {
     for (const path of ["/capture/", "/capture", "/e/", "/e", "/i/v0/e/", "/i/v0/e", "/batch"]) {
-      const res = await post(path, JSON.stringify({ api_key: project.api_token, event: "x", distinct_id: `path${path}` }));
+      const res = await post(
+        path,
+        JSON.stringify({ api_key: project.api_token, event: "x", distinct_id: `path${path}` }),
+      );
       expect(res.status, path).toBe(200);
       expect(await eventsOf(`path${path}`), path).toHaveLength(1);
     }
   });
 
   it("accepts gzip by header, by ?compression=gzip-js, and form-encoded base64 data", async () => {
-    const body = (id: string) => JSON.stringify([{ event: "z", distinct_id: id, properties: { token: project.api_token } }]);
-    expect((await post("/e/", await gzip(body("gz1")), { "content-type": "application/json", "content-encoding": "gzip" })).status).toBe(200);
-    expect((await post("/e/?compression=gzip-js", await gzip(body("gz2")), { "content-type": "text/plain" })).status).toBe(200);
+    const body = (id: string) =>
+      JSON.stringify([{ event: "z", distinct_id: id, properties: { token: project.api_token } }]);
+    expect(
+      (await post("/e/", await gzip(body("gz1")), { "content-type": "application/json", "content-encoding": "gzip" }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await post("/e/?compression=gzip-js", await gzip(body("gz2")), { "content-type": "text/plain" })).status,
+    ).toBe(200);
     const form = new URLSearchParams({ data: btoa(body("form1")) }).toString();
     expect((await post("/e/", form, { "content-type": "application/x-www-form-urlencoded" })).status).toBe(200);
     const formJson = new URLSearchParams({ data: body("form2") }).toString();
@@ -70,7 +89,10 @@ describe("capture", () => {
     const missing = await post("/batch/", JSON.stringify({ batch: [{ event: "x", distinct_id: "nokey" }] }));
     expect(missing.status).toBe(401);
     expect(envelope({ json: missing.json }).type).toBe("authentication_error");
-    const unknown = await post("/batch/", JSON.stringify({ api_key: "phc_nope", batch: [{ event: "x", distinct_id: "nokey" }] }));
+    const unknown = await post(
+      "/batch/",
+      JSON.stringify({ api_key: "phc_nope", batch: [{ event: "x", distinct_id: "nokey" }] }),
+    );
     expect(unknown.status).toBe(401);
     expect(await eventsOf("nokey")).toHaveLength(0);
   });
@@ -115,14 +137,29 @@ describe("capture", () => {
     const clientTs = new Date(now + skewMs - 60_000).toISOString();
     await post(
       "/batch/",
-      JSON.stringify({ api_key: project.api_token, sent_at: sentAt, batch: [{ event: "skew", distinct_id: "skew", timestamp: clientTs }] }),
+      JSON.stringify({
+        api_key: project.api_token,
+        sent_at: sentAt,
+        batch: [{ event: "skew", distinct_id: "skew", timestamp: clientTs }],
+      }),
     );
     const [skewed] = await eventsOf("skew");
     expect(Math.abs(Date.parse(skewed.timestamp) - (now - 60_000))).toBeLessThan(30_000);
-    await post("/capture/", JSON.stringify({ api_key: project.api_token, event: "off", distinct_id: "offset", offset: 120_000 }));
+    await post(
+      "/capture/",
+      JSON.stringify({ api_key: project.api_token, event: "off", distinct_id: "offset", offset: 120_000 }),
+    );
     const [offset] = await eventsOf("offset");
     expect(Math.abs(Date.parse(offset.timestamp) - (Date.now() - 120_000))).toBeLessThan(30_000);
-    await post("/capture/", JSON.stringify({ api_key: project.api_token, event: "future", distinct_id: "future", timestamp: "2999-01-01T00:00:00Z" }));
+    await post(
+      "/capture/",
+      JSON.stringify({
+        api_key: project.api_token,
+        event: "future",
+        distinct_id: "future",
+        timestamp: "2999-01-01T00:00:00Z",
+      }),
+    );
     const [future] = await eventsOf("future");
     expect(Date.parse(future.timestamp)).toBeLessThan(Date.now() + 60_000);
   });
@@ -142,15 +179,25 @@ describe("capture", () => {
         "/batch/",
         JSON.stringify({
           api_key: project.api_token,
-          batch: Array.from({ length: perBurst }, (_, i) => ({ event: "burst", distinct_id: `burst-${i % 50}`, properties: { $set: { n: b } } })),
+          batch: Array.from({ length: perBurst }, (_, i) => ({
+            event: "burst",
+            distinct_id: `burst-${i % 50}`,
+            properties: { $set: { n: b } },
+          })),
         }),
       ),
     );
     const results = await Promise.all(sends);
     for (const r of results) expect(r.status).toBe(200);
-    const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND event = 'burst'").bind(project.id).first<{ n: number }>();
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND event = 'burst'")
+      .bind(project.id)
+      .first<{ n: number }>();
     expect(row?.n).toBe(bursts * perBurst);
-    const persons = await env.DB.prepare("SELECT count(*) AS n FROM person_distinct_ids WHERE project_id = ? AND distinct_id LIKE 'burst-%'").bind(project.id).first<{ n: number }>();
+    const persons = await env.DB.prepare(
+      "SELECT count(*) AS n FROM person_distinct_ids WHERE project_id = ? AND distinct_id LIKE 'burst-%'",
+    )
+      .bind(project.id)
+      .first<{ n: number }>();
     expect(persons?.n).toBe(50);
   });
 
@@ -160,7 +207,13 @@ describe("capture", () => {
     const res = await post("/batch/", JSON.stringify({ api_key: project.api_token, batch }));
     expect(res.status).toBe(200);
     expect(await eventsOf("big")).toHaveLength(800);
-    const tooBig = await post("/batch", JSON.stringify({ api_key: project.api_token, batch: [{ event: "huge", distinct_id: "huge", properties: { x: "y".repeat(21 * 1024 * 1024) } }] }));
+    const tooBig = await post(
+      "/batch",
+      JSON.stringify({
+        api_key: project.api_token,
+        batch: [{ event: "huge", distinct_id: "huge", properties: { x: "y".repeat(21 * 1024 * 1024) } }],
+      }),
+    );
     expect(tooBig.status).toBe(413);
     expect(await eventsOf("huge")).toHaveLength(0);
   });

@@ -10,7 +10,11 @@ beforeAll(async () => {
 
 const send = (batch: Record<string, unknown>[]) =>
   exports.default.fetch(
-    new Request(`${BASE}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: project.api_token, batch }) }),
+    new Request(`${BASE}/batch/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: project.api_token, batch }),
+    }),
   );
 
 describe("event de-duplication by uuid", () => {
@@ -23,7 +27,9 @@ describe("event de-duplication by uuid", () => {
     }));
     const statuses = (await Promise.all([1, 2, 3, 4].map(() => send(batch)))).map((r) => r.status);
     expect(statuses).toEqual([200, 200, 200, 200]);
-    const rows = await env.DB.prepare("SELECT uuid, count(*) AS n FROM events WHERE project_id = ? AND event = 'retried' GROUP BY uuid")
+    const rows = await env.DB.prepare(
+      "SELECT uuid, count(*) AS n FROM events WHERE project_id = ? AND event = 'retried' GROUP BY uuid",
+    )
       .bind(project.id)
       .all<{ uuid: string; n: number }>();
     expect(rows.results).toHaveLength(50);
@@ -37,14 +43,18 @@ describe("event de-duplication by uuid", () => {
       { uuid, event: "twice", distinct_id: "same" },
     ]);
     expect(res.status).toBe(200);
-    const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND uuid = ?").bind(project.id, uuid).first<{ n: number }>();
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND uuid = ?")
+      .bind(project.id, uuid)
+      .first<{ n: number }>();
     expect(row!.n).toBe(1);
   });
 
   it("the database itself refuses a second event with the same uuid in a project", async () => {
     const uuid = crypto.randomUUID();
     const insert = () =>
-      env.DB.prepare("INSERT INTO events (project_id, uuid, event, distinct_id, timestamp) VALUES (?, ?, 'direct', 'd', '2026-01-01T00:00:00.000Z')")
+      env.DB.prepare(
+        "INSERT INTO events (project_id, uuid, event, distinct_id, timestamp) VALUES (?, ?, 'direct', 'd', '2026-01-01T00:00:00.000Z')",
+      )
         .bind(project.id, uuid)
         .run();
     await insert();

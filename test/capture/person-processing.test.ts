@@ -9,7 +9,11 @@ beforeAll(async () => {
 
 async function send(...batch: Record<string, unknown>[]) {
   const res = await exports.default.fetch(
-    new Request(`${BASE}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: project.api_token, batch }) }),
+    new Request(`${BASE}/batch/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: project.api_token, batch }),
+    }),
   );
   expect(res.status).toBe(200);
 }
@@ -29,17 +33,35 @@ async function personOf(distinctId: string): Promise<(PersonRow & { distinct_ids
     .bind(project.id, distinctId)
     .first<PersonRow & { properties: string }>();
   if (!row) return undefined;
-  const ids = await env.DB.prepare("SELECT distinct_id FROM person_distinct_ids WHERE person_id = ? ORDER BY rowid").bind(row.id).all<{ distinct_id: string }>();
-  return { ...row, properties: JSON.parse(row.properties as unknown as string), distinct_ids: ids.results.map((r) => r.distinct_id) };
+  const ids = await env.DB.prepare("SELECT distinct_id FROM person_distinct_ids WHERE person_id = ? ORDER BY rowid")
+    .bind(row.id)
+    .all<{ distinct_id: string }>();
+  return {
+    ...row,
+    properties: JSON.parse(row.properties as unknown as string),
+    distinct_ids: ids.results.map((r) => r.distinct_id),
+  };
 }
 const eventPersons = async (distinctId: string) =>
-  (await env.DB.prepare("SELECT person_id FROM events WHERE project_id = ? AND distinct_id = ?").bind(project.id, distinctId).all<{ person_id: number | null }>()).results.map((r) => r.person_id);
+  (
+    await env.DB.prepare("SELECT person_id FROM events WHERE project_id = ? AND distinct_id = ?")
+      .bind(project.id, distinctId)
+      .all<{ person_id: number | null }>()
+  ).results.map((r) => r.person_id);
 
 describe("person processing", () => {
   it("creates a person per new distinct id and applies $set, $set_once and $unset in order", async () => {
     await send(
-      { event: "a", distinct_id: "p1", properties: { $set: { plan: "free", keep: 1, gone: true }, $set_once: { first: "x" } } },
-      { event: "b", distinct_id: "p1", properties: { $set: { plan: "pro" }, $set_once: { first: "y", second: 2 }, $unset: ["gone"] } },
+      {
+        event: "a",
+        distinct_id: "p1",
+        properties: { $set: { plan: "free", keep: 1, gone: true }, $set_once: { first: "x" } },
+      },
+      {
+        event: "b",
+        distinct_id: "p1",
+        properties: { $set: { plan: "pro" }, $set_once: { first: "y", second: 2 }, $unset: ["gone"] },
+      },
     );
     const person = await personOf("p1");
     expect(person?.properties).toEqual({ plan: "pro", keep: 1, first: "x", second: 2 });
@@ -53,7 +75,11 @@ describe("person processing", () => {
     await send({ event: "view", distinct_id: "user-1", properties: { $set: { u: "user", shared: "user" } } });
     const anon = await personOf("anon-1");
     const user = await personOf("user-1");
-    await send({ event: "$identify", distinct_id: "user-1", properties: { $anon_distinct_id: "anon-1", $set: { email: "u1@x.io" } } });
+    await send({
+      event: "$identify",
+      distinct_id: "user-1",
+      properties: { $anon_distinct_id: "anon-1", $set: { email: "u1@x.io" } },
+    });
     const merged = await personOf("anon-1");
     expect(merged?.id).toBe(user?.id);
     expect(merged?.distinct_ids.sort()).toEqual(["anon-1", "user-1"]);
@@ -104,10 +130,18 @@ describe("person processing", () => {
   });
 
   it("$process_person_profile: false stores the event without creating or changing a person", async () => {
-    await send({ event: "x", distinct_id: "personless", properties: { $process_person_profile: false, $set: { a: 1 } } });
+    await send({
+      event: "x",
+      distinct_id: "personless",
+      properties: { $process_person_profile: false, $set: { a: 1 } },
+    });
     expect(await personOf("personless")).toBeUndefined();
     expect(await eventPersons("personless")).toEqual([null]);
-    await send({ event: "x", distinct_id: "p1", properties: { $process_person_profile: false, $set: { plan: "changed" } } });
+    await send({
+      event: "x",
+      distinct_id: "p1",
+      properties: { $process_person_profile: false, $set: { plan: "changed" } },
+    });
     expect((await personOf("p1"))?.properties.plan).toBe("pro");
   });
 
@@ -119,28 +153,54 @@ describe("person processing", () => {
 
   it("$groupidentify creates the group type mapping and the group, merging properties", async () => {
     await send(
-      { event: "$groupidentify", distinct_id: "g", properties: { $group_type: "company", $group_key: "acme", $group_set: { name: "Acme", size: 1 } } },
-      { event: "$groupidentify", distinct_id: "g", properties: { $group_type: "team", $group_key: "t1", $group_set: {} } },
+      {
+        event: "$groupidentify",
+        distinct_id: "g",
+        properties: { $group_type: "company", $group_key: "acme", $group_set: { name: "Acme", size: 1 } },
+      },
+      {
+        event: "$groupidentify",
+        distinct_id: "g",
+        properties: { $group_type: "team", $group_key: "t1", $group_set: {} },
+      },
     );
-    await send({ event: "$groupidentify", distinct_id: "g", properties: { $group_type: "company", $group_key: "acme", $group_set: { size: 2 } } });
-    const mapping = await env.DB.prepare("SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY group_type_index").bind(project.id).all();
+    await send({
+      event: "$groupidentify",
+      distinct_id: "g",
+      properties: { $group_type: "company", $group_key: "acme", $group_set: { size: 2 } },
+    });
+    const mapping = await env.DB.prepare(
+      "SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY group_type_index",
+    )
+      .bind(project.id)
+      .all();
     expect(mapping.results).toEqual([
       { group_type: "company", group_type_index: 0 },
       { group_type: "team", group_type_index: 1 },
     ]);
-    const group = await env.DB.prepare("SELECT properties FROM groups WHERE project_id = ? AND group_key = 'acme'").bind(project.id).first<{ properties: string }>();
+    const group = await env.DB.prepare("SELECT properties FROM groups WHERE project_id = ? AND group_key = 'acme'")
+      .bind(project.id)
+      .first<{ properties: string }>();
     expect(JSON.parse(group!.properties)).toEqual({ name: "Acme", size: 2 });
     for (const type of ["t3", "t4", "t5", "t6"]) {
       await send({ event: "$groupidentify", distinct_id: "g", properties: { $group_type: type, $group_key: "k" } });
     }
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM group_type_mappings WHERE project_id = ?").bind(project.id).first<{ n: number }>();
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM group_type_mappings WHERE project_id = ?")
+      .bind(project.id)
+      .first<{ n: number }>();
     expect(count?.n).toBe(5);
   });
 });
 
 describe("person processing edge cases", () => {
   it("folds a top-level $set / $set_once (older SDKs) into the properties", async () => {
-    await send({ event: "$identify", distinct_id: "top", $set: { a: 1 }, $set_once: { b: 2 }, properties: { $set: { c: 3 } } });
+    await send({
+      event: "$identify",
+      distinct_id: "top",
+      $set: { a: 1 },
+      $set_once: { b: 2 },
+      properties: { $set: { c: 3 } },
+    });
     expect((await personOf("top"))?.properties).toEqual({ a: 1, b: 2, c: 3 });
   });
 
@@ -149,11 +209,17 @@ describe("person processing edge cases", () => {
     await send({ event: "$identify", distinct_id: "orig-u", properties: { $anon_distinct_id: "orig-a" } });
     const held = await personOf("orig-u");
     // Move orig-a off the person that was created for it, then delete orig-a's new person.
-    await env.DB.prepare("UPDATE person_distinct_ids SET person_id = (SELECT id FROM persons WHERE uuid = ?) WHERE distinct_id = 'orig-a'")
+    await env.DB.prepare(
+      "UPDATE person_distinct_ids SET person_id = (SELECT id FROM persons WHERE uuid = ?) WHERE distinct_id = 'orig-a'",
+    )
       .bind(held!.uuid)
       .run();
-    await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, '{}')").bind(project.id, crypto.randomUUID()).run();
-    await env.DB.prepare("UPDATE person_distinct_ids SET person_id = last_insert_rowid() WHERE distinct_id = 'orig-a'").run();
+    await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, '{}')")
+      .bind(project.id, crypto.randomUUID())
+      .run();
+    await env.DB.prepare(
+      "UPDATE person_distinct_ids SET person_id = last_insert_rowid() WHERE distinct_id = 'orig-a'",
+    ).run();
     await env.DB.prepare("DELETE FROM person_distinct_ids WHERE distinct_id = 'orig-a'").run();
     await send({ event: "v", distinct_id: "orig-a" });
     const again = await personOf("orig-a");
@@ -164,7 +230,11 @@ describe("person processing edge cases", () => {
 
 describe("merges in bulk", () => {
   it("collapses chains of merges within one batch onto the final person", async () => {
-    await send({ event: "v", distinct_id: "ch1" }, { event: "v", distinct_id: "ch2" }, { event: "v", distinct_id: "ch3" });
+    await send(
+      { event: "v", distinct_id: "ch1" },
+      { event: "v", distinct_id: "ch2" },
+      { event: "v", distinct_id: "ch3" },
+    );
     const third = await personOf("ch3");
     await send(
       { event: "$merge_dangerously", distinct_id: "ch2", properties: { alias: "ch1" } },
@@ -178,13 +248,29 @@ describe("merges in bulk", () => {
 
   it("applies hundreds of merges in one request", async () => {
     const n = 300;
-    await send(...Array.from({ length: n }, (_, i) => ({ event: "v", distinct_id: `many-anon-${i}`, properties: { $set: { i } } })));
+    await send(
+      ...Array.from({ length: n }, (_, i) => ({
+        event: "v",
+        distinct_id: `many-anon-${i}`,
+        properties: { $set: { i } },
+      })),
+    );
     await send(...Array.from({ length: n }, (_, i) => ({ event: "v", distinct_id: `many-user-${i}` })));
-    await send(...Array.from({ length: n }, (_, i) => ({ event: "$identify", distinct_id: `many-user-${i}`, properties: { $anon_distinct_id: `many-anon-${i}` } })));
+    await send(
+      ...Array.from({ length: n }, (_, i) => ({
+        event: "$identify",
+        distinct_id: `many-user-${i}`,
+        properties: { $anon_distinct_id: `many-anon-${i}` },
+      })),
+    );
     const sample = await personOf("many-anon-123");
     expect(sample?.distinct_ids.sort()).toEqual(["many-anon-123", "many-user-123"]);
     expect(sample?.properties).toEqual({ i: 123 });
-    const persons = await env.DB.prepare("SELECT count(DISTINCT person_id) AS n FROM person_distinct_ids WHERE project_id = ? AND distinct_id LIKE 'many-%'").bind(project.id).first<{ n: number }>();
+    const persons = await env.DB.prepare(
+      "SELECT count(DISTINCT person_id) AS n FROM person_distinct_ids WHERE project_id = ? AND distinct_id LIKE 'many-%'",
+    )
+      .bind(project.id)
+      .first<{ n: number }>();
     expect(persons?.n).toBe(n);
   });
 });

@@ -41,18 +41,21 @@ export async function captureJourneys(
   for (const [distinctId, events] of Object.entries(journeys)) {
     events.forEach((e, i) => {
       const properties: Record<string, unknown> = { ...e.properties };
-      if (i === 0 && personProperties[distinctId]) properties.$set = { ...personProperties[distinctId], ...(properties.$set as object) };
+      if (i === 0 && personProperties[distinctId])
+        properties.$set = { ...personProperties[distinctId], ...(properties.$set as object) };
       batch.push({ event: e.event, distinct_id: distinctId, timestamp: e.timestamp, properties });
     });
   }
   for (const [distinctId, props] of Object.entries(personProperties)) {
-    if (!journeys[distinctId]?.length) batch.push({ event: "$set", distinct_id: distinctId, timestamp: setAt, properties: { $set: props } });
+    if (!journeys[distinctId]?.length)
+      batch.push({ event: "$set", distinct_id: distinctId, timestamp: setAt, properties: { $set: props } });
   }
   for (let i = 0; i < batch.length; i += 500) await capture(token, batch.slice(i, i + 500));
 }
 
 /** `["user_0", …, "user_4"]` for `idRange("user_", 0, 5)` (PostHog's `for i in range(0, 5)`). */
-export const idRange = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${prefix}${from + k}`);
+export const idRange = (prefix: string, from: number, to: number) =>
+  Array.from({ length: to - from }, (_, k) => `${prefix}${from + k}`);
 
 /** A drill-down route under `/api/environments/:project_id/persons/`, e.g. `funnel`, `funnel/correlation`, `lifecycle`, `stickiness`. */
 export type DrillDown = "funnel" | "funnel/correlation" | "lifecycle" | "stickiness";
@@ -71,14 +74,24 @@ export function queryOf(params: Record<string, unknown>): string {
  * Calls a drill-down route with a PostHog filter: GET with the filter in the query string (the
  * default), or POST with the filter as the JSON body. Returns the raw response.
  */
-export function drillDown(projectId: number, route: DrillDown, params: Record<string, unknown>, method: "GET" | "POST" = "GET") {
+export function drillDown(
+  projectId: number,
+  route: DrillDown,
+  params: Record<string, unknown>,
+  method: "GET" | "POST" = "GET",
+) {
   const path = `/api/environments/${projectId}/persons/${route}/`;
   if (method === "POST") return call(path, { method: "POST", body: params });
   return call(`${path}?${queryOf(params)}`);
 }
 
 /** Like `drillDown`, but expects 200 and returns the body (failing with the response text otherwise). */
-export async function drillDownOk(projectId: number, route: DrillDown, params: Record<string, unknown>, method: "GET" | "POST" = "GET") {
+export async function drillDownOk(
+  projectId: number,
+  route: DrillDown,
+  params: Record<string, unknown>,
+  method: "GET" | "POST" = "GET",
+) {
   const res = await drillDown(projectId, route, params, method);
   expect(res.status, res.text).toBe(200);
   return res.json;

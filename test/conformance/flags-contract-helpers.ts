@@ -30,7 +30,9 @@ interface Source {
 }
 
 export const source = JSON.parse(sourceText) as Source;
-export const manifest = JSON.parse(manifestText) as { artifacts: Array<{ path: string; kind: string; case_ids?: string[] }> };
+export const manifest = JSON.parse(manifestText) as {
+  artifacts: Array<{ path: string; kind: string; case_ids?: string[] }>;
+};
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -47,7 +49,8 @@ let integrity: Promise<string[]> | undefined;
 export function integrityErrors(): Promise<string[]> {
   integrity ??= (async () => {
     const errors: string[] = [];
-    if (source.contract_version !== CONTRACT_VERSION) errors.push(`SOURCE.json pins contract ${source.contract_version}, this suite replays ${CONTRACT_VERSION}`);
+    if (source.contract_version !== CONTRACT_VERSION)
+      errors.push(`SOURCE.json pins contract ${source.contract_version}, this suite replays ${CONTRACT_VERSION}`);
     for (const [path, expected] of Object.entries(source.files)) {
       const text = LISTED_TEXT[path];
       if (text === undefined) {
@@ -57,7 +60,8 @@ export function integrityErrors(): Promise<string[]> {
       const actual = await sha256Hex(text);
       if (actual !== expected) errors.push(`${path}: SHA-256 ${actual}, SOURCE.json says ${expected}`);
     }
-    for (const path of Object.keys(LISTED_TEXT)) if (!(path in source.files)) errors.push(`${path} is not listed in SOURCE.json`);
+    for (const path of Object.keys(LISTED_TEXT))
+      if (!(path in source.files)) errors.push(`${path} is not listed in SOURCE.json`);
     return errors;
   })();
   return integrity;
@@ -66,7 +70,8 @@ export function integrityErrors(): Promise<string[]> {
 /** Throws (failing the suite's cases) when a vendored file does not match SOURCE.json. */
 export async function assertIntact() {
   const errors = await integrityErrors();
-  if (errors.length) throw new Error(`The vendored flags contract corpus does not match SOURCE.json:\n  ${errors.join("\n  ")}`);
+  if (errors.length)
+    throw new Error(`The vendored flags contract corpus does not match SOURCE.json:\n  ${errors.join("\n  ")}`);
 }
 
 /** The case ids manifest.json declares for a corpus file. */
@@ -151,7 +156,10 @@ export interface ProjectionCase {
     omitted: boolean;
     reason: { code: string; condition_index: number | null };
   };
-  projections: Record<"flags_v2" | "flags_v1" | "decide_v2" | "decide_v1", Record<string, unknown> & { response_version: number }>;
+  projections: Record<
+    "flags_v2" | "flags_v1" | "decide_v2" | "decide_v1",
+    Record<string, unknown> & { response_version: number }
+  >;
   notes?: string;
 }
 
@@ -167,7 +175,11 @@ export interface HashVector {
   hash01_binary64_hex: string;
   rollout_checks?: Array<{ rollout_percentage: number; threshold: number; included: boolean; short_circuit?: boolean }>;
   holdout_checks?: Array<{ exclusion_percentage: number; threshold: number; member: boolean; short_circuit?: boolean }>;
-  variant_check?: { variants: Array<{ key: string; rollout_percentage: number }>; cumulative_boundaries: number[]; selected: string | null };
+  variant_check?: {
+    variants: Array<{ key: string; rollout_percentage: number }>;
+    cumulative_boundaries: number[];
+    selected: string | null;
+  };
   identifier_before_truncation?: string;
   identifier_empty?: boolean;
   identifier_source?: { json_group_key: number };
@@ -239,7 +251,16 @@ async function createGroupTypes(token: string, mapping: Record<string, string>) 
     const res = await call("/batch/", {
       method: "POST",
       key: null,
-      body: { api_key: token, batch: [{ event: "$groupidentify", distinct_id: "conformance-setup", properties: { $group_type: name, $group_key: "conformance-setup", $group_set: {} } }] },
+      body: {
+        api_key: token,
+        batch: [
+          {
+            event: "$groupidentify",
+            distinct_id: "conformance-setup",
+            properties: { $group_type: name, $group_key: "conformance-setup", $group_set: {} },
+          },
+        ],
+      },
     });
     if (res.status !== 200) throw new Error(`group type ${name}: ${res.status} ${res.text}`);
   }
@@ -287,7 +308,10 @@ export async function seed(definitions: Definitions, options: { versions?: boole
         let targetId: number;
         if (target) targetId = await create(target, visiting);
         else {
-          const standIn = await createFlag(project.id, { key: p.key, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+          const standIn = await createFlag(project.id, {
+            key: p.key,
+            filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+          });
           targetId = standIn.id;
           standIns.push(targetId);
         }
@@ -321,7 +345,8 @@ export async function seed(definitions: Definitions, options: { versions?: boole
     for (const flag of definitions.flags) {
       const id = idOf.get(flag.id)!;
       let version = versionOf.get(flag.key)!;
-      while (version < flag.version) version = (await patchFlag(project.id, id, { name: `${flag.key} v${version + 1}` })).version;
+      while (version < flag.version)
+        version = (await patchFlag(project.id, id, { name: `${flag.key} v${version + 1}` })).version;
       versionOf.set(flag.key, version);
     }
   }

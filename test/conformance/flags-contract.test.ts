@@ -27,7 +27,12 @@ import { agrees, conformance, notExpressible } from "./ledger";
 describe("flags contract corpus: vendored files", () => {
   it("match the SHA-256 digests of SOURCE.json", async () => {
     expect(await integrityErrors()).toEqual([]);
-    expect(Object.keys(source.files).sort()).toEqual(["corpus/hash_sha1_60_v1.json", "corpus/legacy_projection.json", "corpus/v1_evaluation.json", "manifest.json"]);
+    expect(Object.keys(source.files).sort()).toEqual([
+      "corpus/hash_sha1_60_v1.json",
+      "corpus/legacy_projection.json",
+      "corpus/v1_evaluation.json",
+      "manifest.json",
+    ]);
   });
 
   it("declare in manifest.json exactly the cases the corpus files hold", () => {
@@ -45,25 +50,35 @@ const V2 = "/flags/?v=2";
 async function replay(c: EvaluationCase) {
   const { project } = await seed(c.definitions);
   const detailed = await evaluate(V2, project.api_token, c.context);
-  const expectedFlags = Object.fromEntries(Object.entries(c.expected.flags).map(([key, { local_evaluation: _, ...rest }]) => [key, rest]));
-  const actualFlags = Object.fromEntries(Object.entries(detailed.flags ?? {}).map(([key, detail]) => [key, asExpected(detail)]));
+  const expectedFlags = Object.fromEntries(
+    Object.entries(c.expected.flags).map(([key, { local_evaluation: _, ...rest }]) => [key, rest]),
+  );
+  const actualFlags = Object.fromEntries(
+    Object.entries(detailed.flags ?? {}).map(([key, detail]) => [key, asExpected(detail)]),
+  );
   expect(actualFlags, `${c.id}: POST ${V2} ${JSON.stringify(c.context)}`).toEqual(expectedFlags);
   for (const omitted of c.expected.omitted_flags) expect(detailed.flags).not.toHaveProperty(omitted);
   expect(detailed.errorsWhileComputingFlags).toBe(false);
   // The value projection itself, as the legacy map gives it.
   const legacy = await evaluate("/flags/", project.api_token, c.context);
-  expect(legacy.featureFlags, `${c.id}: POST /flags/ (v1 shape)`).toEqual(Object.fromEntries(Object.entries(c.expected.flags).map(([k, f]) => [k, f.value])));
+  expect(legacy.featureFlags, `${c.id}: POST /flags/ (v1 shape)`).toEqual(
+    Object.fromEntries(Object.entries(c.expected.flags).map(([k, f]) => [k, f.value])),
+  );
 }
 
 /** Cases whose definitions the public flags API refuses, in PostHog as in edgehog. */
 const NOT_EXPRESSIBLE_EVALUATION: Record<string, string> = {
   // PostHog's serializer refuses it too: "Filters are not valid (variant override does not exist)".
-  "v1.multivariate.invalid_variant_override_uses_hash": "variant override to an undeclared variant is refused by the flags API (as by PostHog's)",
+  "v1.multivariate.invalid_variant_override_uses_hash":
+    "variant override to an undeclared variant is refused by the flags API (as by PostHog's)",
 };
 
 conformance({ name: "PostHog flags contract corpus (v1_evaluation.json)", version: CONTRACT_VERSION }, () => {
   beforeAll(assertIntact);
-  const ids = checkedCaseIds("corpus/v1_evaluation.json", evaluationCorpus.cases.map((c) => c.id));
+  const ids = checkedCaseIds(
+    "corpus/v1_evaluation.json",
+    evaluationCorpus.cases.map((c) => c.id),
+  );
   for (const [i, c] of evaluationCorpus.cases.entries()) {
     if (ids[i] in NOT_EXPRESSIBLE_EVALUATION) notExpressible(c.id, NOT_EXPRESSIBLE_EVALUATION[c.id]);
     else agrees(c.id, () => replay(c));
@@ -83,7 +98,10 @@ const caseById = new Map(evaluationCorpus.cases.map((c) => [c.id, c]));
 const PRODUCED_BY: Record<string, { from: string; definitions?: (d: Definitions) => Definitions }> = {
   "projection.boolean_true": {
     from: "v1.boolean.targeted_match_with_payload",
-    definitions: (d) => ({ ...d, flags: d.flags.map(({ filters: { payloads: _, ...filters }, ...f }) => ({ ...f, filters })) }),
+    definitions: (d) => ({
+      ...d,
+      flags: d.flags.map(({ filters: { payloads: _, ...filters }, ...f }) => ({ ...f, filters })),
+    }),
   },
   "projection.boolean_true_with_payload": { from: "v1.boolean.targeted_match_with_payload" },
   "projection.boolean_false_targeting_miss": { from: "v1.boolean.targeting_miss" },
@@ -117,7 +135,10 @@ async function project(c: ProjectionCase) {
   const definitions = plan.definitions ? plan.definitions(origin.definitions) : origin.definitions;
   // The definitions must be those of the outcome's flag.
   const flag = definitions.flags.find((f) => f.key === c.outcome.key);
-  expect(flag, `${c.id}: ${plan.from} lacks ${c.outcome.key}`).toMatchObject({ id: c.outcome.flag_id, version: c.outcome.flag_version });
+  expect(flag, `${c.id}: ${plan.from} lacks ${c.outcome.key}`).toMatchObject({
+    id: c.outcome.flag_id,
+    version: c.outcome.flag_version,
+  });
 
   const { project, idOf, versionOf } = await seed(definitions, { versions: true });
   // edgehog assigns ids; the flag standing for the corpus's flag id is expected in its place. The
@@ -125,7 +146,10 @@ async function project(c: ProjectionCase) {
   const storedVersion = versionOf.get(c.outcome.key)!;
   const metadata = { id: idOf.get(c.outcome.flag_id), version: Math.max(c.outcome.flag_version, storedVersion) };
 
-  for (const [protocol, paths] of Object.entries(PROTOCOL_PATHS) as [keyof typeof PROTOCOL_PATHS, readonly string[]][]) {
+  for (const [protocol, paths] of Object.entries(PROTOCOL_PATHS) as [
+    keyof typeof PROTOCOL_PATHS,
+    readonly string[],
+  ][]) {
     const { response_version: _, ...expected } = c.projections[protocol];
     for (const path of paths) {
       const actual = await evaluate(path, project.api_token, origin.context);
@@ -135,8 +159,12 @@ async function project(c: ProjectionCase) {
           const flags = value as Record<string, any>;
           expect(Object.keys(actual.flags ?? {}).sort(), where).toEqual(Object.keys(flags).sort());
           for (const [key, detail] of Object.entries(flags)) {
-            expect(actual.flags[key], `${where}: ${key}`).toMatchObject({ ...detail, metadata: { ...detail.metadata, ...metadata } });
-            if (!("failed" in detail)) expect(actual.flags[key], `${where}: ${key} has no \`failed\``).not.toHaveProperty("failed");
+            expect(actual.flags[key], `${where}: ${key}`).toMatchObject({
+              ...detail,
+              metadata: { ...detail.metadata, ...metadata },
+            });
+            if (!("failed" in detail))
+              expect(actual.flags[key], `${where}: ${key} has no \`failed\``).not.toHaveProperty("failed");
           }
         } else if (field === "featureFlags" && Array.isArray(value)) {
           expect([...(actual.featureFlags ?? [])].sort(), where).toEqual([...value].sort());
@@ -150,7 +178,10 @@ async function project(c: ProjectionCase) {
 
 conformance({ name: "PostHog flags contract corpus (legacy_projection.json)", version: CONTRACT_VERSION }, () => {
   beforeAll(assertIntact);
-  checkedCaseIds("corpus/legacy_projection.json", projectionCorpus.cases.map((c) => c.id));
+  checkedCaseIds(
+    "corpus/legacy_projection.json",
+    projectionCorpus.cases.map((c) => c.id),
+  );
   for (const c of projectionCorpus.cases) {
     if (c.id in NOT_EXPRESSIBLE_PROJECTION) notExpressible(c.id, NOT_EXPRESSIBLE_PROJECTION[c.id]);
     else if (!(c.id in PRODUCED_BY)) throw new Error(`${c.id}: no definitions produce this outcome`);

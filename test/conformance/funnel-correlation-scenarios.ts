@@ -23,7 +23,11 @@ export const BETWEEN = "2020-01-03T14:00:00Z";
 export const PAID = "2020-01-04T14:00:00Z";
 
 /** `EventsNode(event=…, properties=…)` as the route's `funnel_correlation_person_entity`. */
-export const entity = (event: string, properties?: Record<string, unknown>[]) => ({ id: event, type: "events", ...(properties ? { properties } : {}) });
+export const entity = (event: string, properties?: Record<string, unknown>[]) => ({
+  id: event,
+  type: "events",
+  ...(properties ? { properties } : {}),
+});
 
 /** `PersonPropertyFilter(key=…, value=…, operator=PropertyOperator.EXACT)`. */
 export const personExact = (key: string, value: string) => ({ key, value, operator: "exact", type: "person" });
@@ -61,7 +65,12 @@ export async function basicCorrelationProject(outliers = true) {
 export async function duplicateEventProject() {
   const project = await createProject();
   await captureJourneys(project.api_token, {
-    user_1: [at("user signed up", SIGNUP), at("positively_related", BETWEEN), at("positively_related", BETWEEN), at("paid", PAID)],
+    user_1: [
+      at("user signed up", SIGNUP),
+      at("positively_related", BETWEEN),
+      at("positively_related", BETWEEN),
+      at("paid", PAID),
+    ],
   });
   return project.id;
 }

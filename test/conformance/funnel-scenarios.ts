@@ -21,7 +21,8 @@ export const MAY_FUNNEL_FILTER = {
 };
 
 /** `[event, timestamp]` pairs as journey events. */
-const journey = (events: [string, string][]): JourneyEvent[] => events.map(([event, timestamp]) => at(event, timestamp));
+const journey = (events: [string, string][]): JourneyEvent[] =>
+  events.map(([event, timestamp]) => at(event, timestamp));
 
 /**
  * `_create_sample_data_multiple_dropoffs`: user_0..4 do `firstFive`, user_5..14 do `nextTen`,

@@ -1,6 +1,16 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDownOk, idRange, type Journeys, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import {
+  captureJourneys,
+  distinctIdSetOf,
+  distinctIdsOf,
+  drillDownOk,
+  idRange,
+  type Journeys,
+  RECORDINGS_ROW,
+  recordingsOf,
+  sorted,
+} from "./analysis-helpers";
 import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
@@ -119,7 +129,9 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
     ];
     for (const [step, custom, count] of cases) {
       const results = distinctIdsOf(await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step }));
-      const custom_results = distinctIdsOf(await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step, funnel_custom_steps: custom }));
+      const custom_results = distinctIdsOf(
+        await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step, funnel_custom_steps: custom }),
+      );
       expect(custom_results, `funnel_step=${step} funnel_custom_steps=${JSON.stringify(custom)}`).toEqual(results);
       expect(results, `funnel_step=${step}`).toHaveLength(count);
     }
@@ -150,27 +162,45 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "event", breakdown: "$browser" };
     expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome"] }))).toEqual(["person1"]);
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari"] }))).toEqual(["person2"]);
+    expect(
+      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome"] })),
+    ).toEqual(["person1"]);
+    expect(
+      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari"] })),
+    ).toEqual(["person2"]);
   });
 
   agrees("test_first_step_breakdowns_with_multi_property_breakdown", async () => {
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "event", breakdown: ["$browser", "$browser_version"] };
     expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome", "95"] }))).toEqual(["person1"]);
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari", "14"] }))).toEqual(["person2"]);
+    expect(
+      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome", "95"] })),
+    ).toEqual(["person1"]);
+    expect(
+      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari", "14"] })),
+    ).toEqual(["person2"]);
   });
 
   agrees("test_first_step_breakdown_person", async () => {
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "person", breakdown: "$country" };
     expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
-    for (const [country, person] of [["EE", "person2"], ["PL", "person1"]]) {
-      const results = distinctIdsOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: [country] }));
+    for (const [country, person] of [
+      ["EE", "person2"],
+      ["PL", "person1"],
+    ]) {
+      const results = distinctIdsOf(
+        await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: [country] }),
+      );
       expect(results).toEqual([person]);
       // Custom steps give the same answer for breakdowns.
-      const custom = await funnel(projectId, { ...filter, funnel_step: 1, funnel_custom_steps: [1, 2, 3], funnel_step_breakdown: [country] });
+      const custom = await funnel(projectId, {
+        ...filter,
+        funnel_step: 1,
+        funnel_custom_steps: [1, 2, 3],
+        funnel_step_breakdown: [country],
+      });
       expect(distinctIdsOf(custom)).toEqual(results);
     }
   });
@@ -187,7 +217,14 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
         { event: "step two", timestamp: "2021-01-03T00:00:00Z", properties: { $session_id: "s2", $window_id: "w2" } },
       ],
     });
-    const filter = { insight: "FUNNELS", date_from: "2021-01-01", date_to: "2021-01-08", interval: "day", funnel_window_days: 7, events: MAY_FUNNEL_FILTER.events };
+    const filter = {
+      insight: "FUNNELS",
+      date_from: "2021-01-01",
+      date_to: "2021-01-08",
+      interval: "day",
+      funnel_window_days: 7,
+      events: MAY_FUNNEL_FILTER.events,
+    };
     for (const step of [1, 2, -3]) {
       const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
       expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);

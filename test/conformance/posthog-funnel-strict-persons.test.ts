@@ -1,6 +1,15 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDownOk, idRange, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import {
+  captureJourneys,
+  distinctIdSetOf,
+  distinctIdsOf,
+  drillDownOk,
+  idRange,
+  RECORDINGS_ROW,
+  recordingsOf,
+  sorted,
+} from "./analysis-helpers";
 import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance, deliberate } from "./ledger";
 
@@ -31,51 +40,54 @@ const multipleDropoffs = () =>
 
 const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
 
-conformance({ name: "PostHog strict funnel persons tests (test_funnel_strict_persons.py)", version: "eca0858ad9" }, () => {
-  agrees("test_first_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 1 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
-  });
-
-  agrees("test_second_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 2 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
-  });
-
-  agrees("test_second_step_dropoff", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: -2 });
-    expect(distinctIdSetOf(body)).toEqual(sorted([...idRange("user_", 0, 5), ...idRange("user_", 15, 35)]));
-  });
-
-  agrees("test_third_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 3 });
-    expect(distinctIdSetOf(body)).toEqual([]);
-  });
-
-  deliberate("test_strict_funnel_person_recordings", RECORDINGS_ROW, async () => {
-    // Frozen at 2021-01-02T00:00:00Z. An interrupting event between steps two and three: the person
-    // reaches step two. PostHog also records a replay of session s2 (which edgehog cannot store) and
-    // answers it in matched_recordings for steps 2 and -3; edgehog answers `[]`.
-    const project = await createProject();
-    const s1 = { $session_id: "s1", $window_id: "w1" };
-    const s2 = { $session_id: "s2", $window_id: "w2" };
-    await captureJourneys(project.api_token, {
-      user_1: [
-        { event: "step one", timestamp: "2021-01-02T00:00:00Z", properties: s1 },
-        { event: "step two", timestamp: "2021-01-03T00:00:00Z", properties: s2 },
-        { event: "interupting step", timestamp: "2021-01-04T00:00:00Z", properties: s2 },
-        { event: "step three", timestamp: "2021-01-05T00:00:00Z", properties: s2 },
-      ],
+conformance(
+  { name: "PostHog strict funnel persons tests (test_funnel_strict_persons.py)", version: "eca0858ad9" },
+  () => {
+    agrees("test_first_step", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 1 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
     });
-    const filter = { ...STRICT_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
-    for (const step of [1, 2, -3]) {
-      const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
-      expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);
-      expect(recordingsOf(body), `funnel_step=${step}`).toEqual([[]]);
-    }
-  });
-});
+
+    agrees("test_second_step", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 2 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
+    });
+
+    agrees("test_second_step_dropoff", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: -2 });
+      expect(distinctIdSetOf(body)).toEqual(sorted([...idRange("user_", 0, 5), ...idRange("user_", 15, 35)]));
+    });
+
+    agrees("test_third_step", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 3 });
+      expect(distinctIdSetOf(body)).toEqual([]);
+    });
+
+    deliberate("test_strict_funnel_person_recordings", RECORDINGS_ROW, async () => {
+      // Frozen at 2021-01-02T00:00:00Z. An interrupting event between steps two and three: the person
+      // reaches step two. PostHog also records a replay of session s2 (which edgehog cannot store) and
+      // answers it in matched_recordings for steps 2 and -3; edgehog answers `[]`.
+      const project = await createProject();
+      const s1 = { $session_id: "s1", $window_id: "w1" };
+      const s2 = { $session_id: "s2", $window_id: "w2" };
+      await captureJourneys(project.api_token, {
+        user_1: [
+          { event: "step one", timestamp: "2021-01-02T00:00:00Z", properties: s1 },
+          { event: "step two", timestamp: "2021-01-03T00:00:00Z", properties: s2 },
+          { event: "interupting step", timestamp: "2021-01-04T00:00:00Z", properties: s2 },
+          { event: "step three", timestamp: "2021-01-05T00:00:00Z", properties: s2 },
+        ],
+      });
+      const filter = { ...STRICT_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
+      for (const step of [1, 2, -3]) {
+        const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
+        expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);
+        expect(recordingsOf(body), `funnel_step=${step}`).toEqual([[]]);
+      }
+    });
+  },
+);

@@ -1,6 +1,15 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, distinctIdsOf, drillDown, drillDownOk, idRange, recordingsOf, sorted } from "./analysis-helpers";
+import {
+  captureJourneys,
+  distinctIdSetOf,
+  distinctIdsOf,
+  drillDown,
+  drillDownOk,
+  idRange,
+  recordingsOf,
+  sorted,
+} from "./analysis-helpers";
 import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance } from "./ledger";
 
@@ -27,55 +36,58 @@ const multipleDropoffs = () =>
 
 const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
 
-conformance({ name: "PostHog unordered funnel persons tests (test_funnel_unordered_persons.py)", version: "eca0858ad9" }, () => {
-  agrees("test_invalid_steps", async () => {
-    // PostHog raises ValueError for each: "Input should be a valid integer", "Funnel steps are
-    // 1-indexed, so step 0 doesn't exist", "The first valid drop-off argument for funnelStep is -2".
-    const project = await createProject();
-    for (const step of ["blah", 0, -1]) {
-      const res = await drillDown(project.id, "funnel", { ...UNORDERED_FILTER, funnel_step: step });
-      expect(res.status, `funnel_step=${step}: ${res.text}`).toBe(400);
-    }
-  });
-
-  agrees("test_first_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 1 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
-  });
-
-  agrees("test_last_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 3 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
-  });
-
-  agrees("test_second_step_dropoff", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -2 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 15, 35)));
-  });
-
-  agrees("test_last_step_dropoff", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -3 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
-  });
-
-  agrees("test_unordered_funnel_does_not_return_recordings", async () => {
-    // Frozen at 2021-01-02T00:00:00Z. PostHog also records a replay of session s1, which edgehog
-    // cannot store; PostHog's answer is that unordered funnels match no recordings anyway.
-    const project = await createProject();
-    const s1 = { $session_id: "s1", $window_id: "w1" };
-    await captureJourneys(project.api_token, {
-      user_1: [
-        { event: "step two", timestamp: "2021-01-02T00:00:00Z", properties: s1 },
-        { event: "step one", timestamp: "2021-01-03T00:00:00Z", properties: s1 },
-      ],
+conformance(
+  { name: "PostHog unordered funnel persons tests (test_funnel_unordered_persons.py)", version: "eca0858ad9" },
+  () => {
+    agrees("test_invalid_steps", async () => {
+      // PostHog raises ValueError for each: "Input should be a valid integer", "Funnel steps are
+      // 1-indexed, so step 0 doesn't exist", "The first valid drop-off argument for funnelStep is -2".
+      const project = await createProject();
+      for (const step of ["blah", 0, -1]) {
+        const res = await drillDown(project.id, "funnel", { ...UNORDERED_FILTER, funnel_step: step });
+        expect(res.status, `funnel_step=${step}: ${res.text}`).toBe(400);
+      }
     });
-    const filter = { ...UNORDERED_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
-    const body = await funnel(project.id, { ...filter, funnel_step: 1, include_recordings: true });
-    expect(distinctIdsOf(body)).toEqual(["user_1"]);
-    expect(recordingsOf(body)).toEqual([[]]);
-  });
-});
+
+    agrees("test_first_step", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 1 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
+    });
+
+    agrees("test_last_step", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 3 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
+    });
+
+    agrees("test_second_step_dropoff", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -2 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 15, 35)));
+    });
+
+    agrees("test_last_step_dropoff", async () => {
+      const projectId = await multipleDropoffs();
+      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -3 });
+      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
+    });
+
+    agrees("test_unordered_funnel_does_not_return_recordings", async () => {
+      // Frozen at 2021-01-02T00:00:00Z. PostHog also records a replay of session s1, which edgehog
+      // cannot store; PostHog's answer is that unordered funnels match no recordings anyway.
+      const project = await createProject();
+      const s1 = { $session_id: "s1", $window_id: "w1" };
+      await captureJourneys(project.api_token, {
+        user_1: [
+          { event: "step two", timestamp: "2021-01-02T00:00:00Z", properties: s1 },
+          { event: "step one", timestamp: "2021-01-03T00:00:00Z", properties: s1 },
+        ],
+      });
+      const filter = { ...UNORDERED_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
+      const body = await funnel(project.id, { ...filter, funnel_step: 1, include_recordings: true });
+      expect(distinctIdsOf(body)).toEqual(["user_1"]);
+      expect(recordingsOf(body)).toEqual([[]]);
+    });
+  },
+);

@@ -1,6 +1,14 @@
 import { expect } from "vitest";
 import { BASE, call, createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, drillDownOk, idRange, type Journeys, peopleOf, sorted } from "./analysis-helpers";
+import {
+  captureJourneys,
+  distinctIdSetOf,
+  drillDownOk,
+  idRange,
+  type Journeys,
+  peopleOf,
+  sorted,
+} from "./analysis-helpers";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
@@ -14,17 +22,31 @@ const PAGEVIEW = [{ id: "$pageview", type: "events", order: 0 }];
 
 /** PostHog's `_create_events(data)`: one person per distinct id, created at its first event, `$pageview` at each timestamp. */
 function pageviews(data: [string, string[]][], event = "$pageview"): Journeys {
-  return Object.fromEntries(data.map(([id, timestamps]) => [id, timestamps.map((timestamp) => ({ event, timestamp }))]));
+  return Object.fromEntries(
+    data.map(([id, timestamps]) => [id, timestamps.map((timestamp) => ({ event, timestamp }))]),
+  );
 }
 
 /** PostHog's person properties of `_create_events`: `name`, and `email` for p1. */
 function namesOf(data: [string, string[]][]) {
-  return Object.fromEntries(data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]));
+  return Object.fromEntries(
+    data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]),
+  );
 }
 
 /** The four persons most of PostHog's lifecycle tests use. */
 const FOUR: [string, string[]][] = [
-  ["p1", ["2020-01-11T12:00:00Z", "2020-01-12T12:00:00Z", "2020-01-13T12:00:00Z", "2020-01-15T12:00:00Z", "2020-01-17T12:00:00Z", "2020-01-19T12:00:00Z"]],
+  [
+    "p1",
+    [
+      "2020-01-11T12:00:00Z",
+      "2020-01-12T12:00:00Z",
+      "2020-01-13T12:00:00Z",
+      "2020-01-15T12:00:00Z",
+      "2020-01-17T12:00:00Z",
+      "2020-01-19T12:00:00Z",
+    ],
+  ],
   ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
   ["p3", ["2020-01-12T12:00:00Z"]],
   ["p4", ["2020-01-15T12:00:00Z"]],
@@ -38,18 +60,35 @@ async function projectWith(data: [string, string[]][], timezone?: string) {
 
 conformance({ name: "PostHog lifecycle actors tests (test_lifecycle.py)", version: "0c09c3fc95" }, () => {
   // posthog/queries/test/test_lifecycle.py (the legacy `/api/person/lifecycle` endpoint).
-  const range = { date_from: "2020-01-12T00:00:00Z", date_to: "2020-01-19T00:00:00Z", events: PAGEVIEW, shown_as: "Lifecycle" };
+  const range = {
+    date_from: "2020-01-12T00:00:00Z",
+    date_to: "2020-01-19T00:00:00Z",
+    events: PAGEVIEW,
+    shown_as: "Lifecycle",
+  };
 
   agrees("test_lifecycle_trend_people", async () => {
     const projectId = await projectWith(FOUR);
 
-    const returning = await drillDownOk(projectId, "lifecycle", { ...range, lifecycle_type: "returning", target_date: "2020-01-13T00:00:00Z" });
+    const returning = await drillDownOk(projectId, "lifecycle", {
+      ...range,
+      lifecycle_type: "returning",
+      target_date: "2020-01-13T00:00:00Z",
+    });
     expect(distinctIdSetOf(returning)).toEqual(["p1"]);
 
-    const dormant13 = await drillDownOk(projectId, "lifecycle", { ...range, lifecycle_type: "dormant", target_date: "2020-01-13T00:00:00Z" });
+    const dormant13 = await drillDownOk(projectId, "lifecycle", {
+      ...range,
+      lifecycle_type: "dormant",
+      target_date: "2020-01-13T00:00:00Z",
+    });
     expect(peopleOf(dormant13)).toHaveLength(2);
 
-    const dormant14 = await drillDownOk(projectId, "lifecycle", { ...range, lifecycle_type: "dormant", target_date: "2020-01-14T00:00:00Z" });
+    const dormant14 = await drillDownOk(projectId, "lifecycle", {
+      ...range,
+      lifecycle_type: "dormant",
+      target_date: "2020-01-14T00:00:00Z",
+    });
     expect(peopleOf(dormant14)).toHaveLength(1);
   });
 
@@ -57,9 +96,16 @@ conformance({ name: "PostHog lifecycle actors tests (test_lifecycle.py)", versio
     // 150 persons created (frozen time) at 2020-01-15T12:00, each with one pageview then.
     const project = await createProject();
     const ids = idRange("person", 0, 150);
-    await captureJourneys(project.api_token, Object.fromEntries(ids.map((id) => [id, [{ event: "$pageview", timestamp: "2020-01-15T12:00:00Z" }]])));
+    await captureJourneys(
+      project.api_token,
+      Object.fromEntries(ids.map((id) => [id, [{ event: "$pageview", timestamp: "2020-01-15T12:00:00Z" }]])),
+    );
 
-    const first = await drillDownOk(project.id, "lifecycle", { ...range, lifecycle_type: "new", target_date: "2020-01-15T00:00:00Z" });
+    const first = await drillDownOk(project.id, "lifecycle", {
+      ...range,
+      lifecycle_type: "new",
+      target_date: "2020-01-15T00:00:00Z",
+    });
     expect(peopleOf(first)).toHaveLength(100);
 
     expect(first.next).toBeTruthy();
@@ -78,36 +124,55 @@ conformance({ name: "PostHog lifecycle actors tests (test_lifecycle.py)", versio
     expect(set.status, set.text).toBe(200);
     const query = { ...range, lifecycle_type: "returning", target_date: "2020-01-13T00:00:00Z" };
     expect(distinctIdSetOf(await drillDownOk(projectId, "lifecycle", query))).toEqual(["p1"]);
-    expect(distinctIdSetOf(await drillDownOk(projectId, "lifecycle", { ...query, filter_test_accounts: true }))).toEqual([]);
+    expect(
+      distinctIdSetOf(await drillDownOk(projectId, "lifecycle", { ...query, filter_test_accounts: true })),
+    ).toEqual([]);
   });
 });
 
-conformance({ name: "PostHog lifecycle actors tests (test_insight_actors_query_runner.py)", version: "10cbdf3a54" }, () => {
-  // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
-  // LifecycleQuery (day + status), team in US/Pacific, range 2020-01-09 … 2020-01-19.
-  const range = { date_from: "2020-01-09", date_to: "2020-01-19", events: PAGEVIEW };
+conformance(
+  { name: "PostHog lifecycle actors tests (test_insight_actors_query_runner.py)", version: "10cbdf3a54" },
+  () => {
+    // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
+    // LifecycleQuery (day + status), team in US/Pacific, range 2020-01-09 … 2020-01-19.
+    const range = { date_from: "2020-01-09", date_to: "2020-01-19", events: PAGEVIEW };
 
-  agrees("test_insight_persons_lifecycle_query", async () => {
-    const projectId = await projectWith(FOUR, "US/Pacific");
-    const body = await drillDownOk(projectId, "lifecycle", { ...range, target_date: "2020-01-12", lifecycle_type: "returning" });
-    expect(distinctIdSetOf(body)).toEqual(["p1"]);
-  });
+    agrees("test_insight_persons_lifecycle_query", async () => {
+      const projectId = await projectWith(FOUR, "US/Pacific");
+      const body = await drillDownOk(projectId, "lifecycle", {
+        ...range,
+        target_date: "2020-01-12",
+        lifecycle_type: "returning",
+      });
+      expect(distinctIdSetOf(body)).toEqual(["p1"]);
+    });
 
-  deliberate("test_insight_persons_lifecycle_query_week_monday", "week start", async () => {
-    // PostHog (week_start_day = MONDAY): the week of Monday 2020-01-13 → returning [p1].
-    // edgehog's weeks start on Sunday: 2020-01-13 falls in the week of Sunday 2020-01-12 (12–18),
-    // whose previous week (5–11) had p1 (11th) and p2 (9th): returning [p1, p2].
-    const projectId = await projectWith(FOUR, "US/Pacific");
-    const body = await drillDownOk(projectId, "lifecycle", { ...range, interval: "week", target_date: "2020-01-13", lifecycle_type: "returning" });
-    expect(distinctIdSetOf(body)).toEqual(["p1", "p2"]);
-  });
+    deliberate("test_insight_persons_lifecycle_query_week_monday", "week start", async () => {
+      // PostHog (week_start_day = MONDAY): the week of Monday 2020-01-13 → returning [p1].
+      // edgehog's weeks start on Sunday: 2020-01-13 falls in the week of Sunday 2020-01-12 (12–18),
+      // whose previous week (5–11) had p1 (11th) and p2 (9th): returning [p1, p2].
+      const projectId = await projectWith(FOUR, "US/Pacific");
+      const body = await drillDownOk(projectId, "lifecycle", {
+        ...range,
+        interval: "week",
+        target_date: "2020-01-13",
+        lifecycle_type: "returning",
+      });
+      expect(distinctIdSetOf(body)).toEqual(["p1", "p2"]);
+    });
 
-  agrees("test_insight_persons_lifecycle_query_week_sunday", async () => {
-    const projectId = await projectWith(FOUR, "US/Pacific");
-    const body = await drillDownOk(projectId, "lifecycle", { ...range, interval: "week", target_date: "2020-01-12", lifecycle_type: "returning" });
-    expect(distinctIdSetOf(body)).toEqual(sorted(["p1", "p2"]));
-  });
-});
+    agrees("test_insight_persons_lifecycle_query_week_sunday", async () => {
+      const projectId = await projectWith(FOUR, "US/Pacific");
+      const body = await drillDownOk(projectId, "lifecycle", {
+        ...range,
+        interval: "week",
+        target_date: "2020-01-12",
+        lifecycle_type: "returning",
+      });
+      expect(distinctIdSetOf(body)).toEqual(sorted(["p1", "p2"]));
+    });
+  },
+);
 
 conformance({ name: "PostHog lifecycle actors tests (test_actors_query_runner.py)", version: "b23f2e1b26" }, () => {
   // posthog/hogql_queries/test/test_actors_query_runner.py: an InsightActorsQuery over a LifecycleQuery

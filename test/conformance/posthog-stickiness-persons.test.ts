@@ -18,7 +18,11 @@ conformance({ name: "PostHog stickiness actors tests (test_stickiness.py)", vers
    * (an event of another name, so it does not count for "watched movie").
    */
   async function createMultiplePeople(token: string) {
-    const movie = (timestamp: string, browser = "Chrome"): JourneyEvent => ({ event: "watched movie", timestamp, properties: { $browser: browser } });
+    const movie = (timestamp: string, browser = "Chrome"): JourneyEvent => ({
+      event: "watched movie",
+      timestamp,
+      properties: { $browser: browser },
+    });
     const journeys: Journeys = {
       person1: [movie("2020-01-01T12:00:00Z")],
       person2: [movie("2020-01-01T12:00:00Z"), movie("2020-01-02T12:00:00Z"), movie("2020-01-02T12:00:00Z")],
@@ -67,68 +71,92 @@ conformance({ name: "PostHog stickiness actors tests (test_clickhouse_stickiness
   notExpressible("test_aggregate_by_groups", "group aggregation");
 });
 
-conformance({ name: "PostHog stickiness actors tests (test_insight_actors_query_runner.py)", version: "10cbdf3a54" }, () => {
-  // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
-  // StickinessQuery, team in US/Pacific. Persons are created at their first event, as PostHog's fixture.
-  const data: [string, string[]][] = [
-    ["p1", ["2020-01-11T12:00:00Z", "2020-01-12T12:00:00Z", "2020-01-13T12:00:00Z", "2020-01-15T12:00:00Z", "2020-01-17T12:00:00Z", "2020-01-19T12:00:00Z"]],
-    ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
-    ["p3", ["2020-01-12T12:00:00Z"]],
-    ["p4", ["2020-01-15T12:00:00Z"]],
-  ];
+conformance(
+  { name: "PostHog stickiness actors tests (test_insight_actors_query_runner.py)", version: "10cbdf3a54" },
+  () => {
+    // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
+    // StickinessQuery, team in US/Pacific. Persons are created at their first event, as PostHog's fixture.
+    const data: [string, string[]][] = [
+      [
+        "p1",
+        [
+          "2020-01-11T12:00:00Z",
+          "2020-01-12T12:00:00Z",
+          "2020-01-13T12:00:00Z",
+          "2020-01-15T12:00:00Z",
+          "2020-01-17T12:00:00Z",
+          "2020-01-19T12:00:00Z",
+        ],
+      ],
+      ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
+      ["p3", ["2020-01-12T12:00:00Z"]],
+      ["p4", ["2020-01-15T12:00:00Z"]],
+    ];
 
-  agrees("test_insight_persons_stickiness_query", async () => {
-    const project = await createProject(undefined, "US/Pacific");
-    await captureJourneys(
-      project.api_token,
-      Object.fromEntries(data.map(([id, ts]) => [id, ts.map((timestamp) => ({ event: "$pageview", timestamp, properties: { $group_0: "org:1" } }))])),
-      Object.fromEntries(data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }])),
-    );
-    const body = await drillDownOk(project.id, "stickiness", {
-      date_from: "2020-01-09",
-      date_to: "2020-01-19",
-      events: [{ id: "$pageview", type: "events", order: 0 }],
-      entity_id: "$pageview",
-      entity_type: "events",
-      stickiness_days: 2,
-    });
-    expect(distinctIdSetOf(body)).toEqual(["p2"]);
-  });
-
-  notExpressible("test_insight_persons_stickiness_groups_query", "group aggregation");
-});
-
-conformance({ name: "PostHog stickiness actors tests (test_stickiness_query_runner.py)", version: "7c159bb414" }, () => {
-  // posthog/hogql_queries/insights/test/test_stickiness_query_runner.py: StickinessActorsQuery /
-  // `to_actors_query(interval_num, operator)` over a StickinessQuery (UTC team, `$pageview`).
-
-  // Actors of a 2-day `intervalCount`, with operators exact and gte.
-  notExpressible("test_interval_2_day_filtering", "intervalCount");
-  notExpressible("test_actor_query_cumulative", "cumulative stickiness");
-
-  agrees("test_actor_query_non_cumulative", async () => {
-    const project = await createProject();
-    const pageviews = (...days: string[]) => days.map((d) => ({ event: "$pageview", timestamp: `2020-01-${d}T12:00:00Z` }));
-    await captureJourneys(
-      project.api_token,
-      { p1: pageviews("11", "12", "13"), p2: pageviews("11", "12"), p3: pageviews("11") },
-      { p1: { name: "p1", email: "test@posthog.com" }, p2: { name: "p2" }, p3: { name: "p3" } },
-    );
-    const actors = (days: number) =>
-      drillDownOk(project.id, "stickiness", {
-        date_from: "2020-01-11",
-        date_to: "2020-01-13",
+    agrees("test_insight_persons_stickiness_query", async () => {
+      const project = await createProject(undefined, "US/Pacific");
+      await captureJourneys(
+        project.api_token,
+        Object.fromEntries(
+          data.map(([id, ts]) => [
+            id,
+            ts.map((timestamp) => ({ event: "$pageview", timestamp, properties: { $group_0: "org:1" } })),
+          ]),
+        ),
+        Object.fromEntries(
+          data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]),
+        ),
+      );
+      const body = await drillDownOk(project.id, "stickiness", {
+        date_from: "2020-01-09",
+        date_to: "2020-01-19",
         events: [{ id: "$pageview", type: "events", order: 0 }],
         entity_id: "$pageview",
         entity_type: "events",
-        interval: "day",
-        stickiness_days: days,
+        stickiness_days: 2,
       });
-    // PostHog asserts one actor each: "Only p3 / p2 / p1 was active for exactly 1 / 2 / 3 days".
-    expect(distinctIdSetOf(await actors(1))).toEqual(["p3"]);
-    expect(distinctIdSetOf(await actors(2))).toEqual(["p2"]);
-    expect(distinctIdSetOf(await actors(3))).toEqual(["p1"]);
-  });
+      expect(distinctIdSetOf(body)).toEqual(["p2"]);
+    });
 
-  notExpressible("test_actor_query_with_operator", "stickiness operators (gte/lte)");
-});
+    notExpressible("test_insight_persons_stickiness_groups_query", "group aggregation");
+  },
+);
+
+conformance(
+  { name: "PostHog stickiness actors tests (test_stickiness_query_runner.py)", version: "7c159bb414" },
+  () => {
+    // posthog/hogql_queries/insights/test/test_stickiness_query_runner.py: StickinessActorsQuery /
+    // `to_actors_query(interval_num, operator)` over a StickinessQuery (UTC team, `$pageview`).
+
+    // Actors of a 2-day `intervalCount`, with operators exact and gte.
+    notExpressible("test_interval_2_day_filtering", "intervalCount");
+    notExpressible("test_actor_query_cumulative", "cumulative stickiness");
+
+    agrees("test_actor_query_non_cumulative", async () => {
+      const project = await createProject();
+      const pageviews = (...days: string[]) =>
+        days.map((d) => ({ event: "$pageview", timestamp: `2020-01-${d}T12:00:00Z` }));
+      await captureJourneys(
+        project.api_token,
+        { p1: pageviews("11", "12", "13"), p2: pageviews("11", "12"), p3: pageviews("11") },
+        { p1: { name: "p1", email: "test@posthog.com" }, p2: { name: "p2" }, p3: { name: "p3" } },
+      );
+      const actors = (days: number) =>
+        drillDownOk(project.id, "stickiness", {
+          date_from: "2020-01-11",
+          date_to: "2020-01-13",
+          events: [{ id: "$pageview", type: "events", order: 0 }],
+          entity_id: "$pageview",
+          entity_type: "events",
+          interval: "day",
+          stickiness_days: days,
+        });
+      // PostHog asserts one actor each: "Only p3 / p2 / p1 was active for exactly 1 / 2 / 3 days".
+      expect(distinctIdSetOf(await actors(1))).toEqual(["p3"]);
+      expect(distinctIdSetOf(await actors(2))).toEqual(["p2"]);
+      expect(distinctIdSetOf(await actors(3))).toEqual(["p1"]);
+    });
+
+    notExpressible("test_actor_query_with_operator", "stickiness operators (gte/lte)");
+  },
+);

@@ -22,7 +22,13 @@ const END = "<!-- conformance:end -->";
 const MARK = /\s⟨(.+)⟩$/;
 
 function rowOf(suite: TestSuite): Row {
-  const row: Row = { source: suite.name.slice(SUITE_PREFIX.length), agree: 0, failed: 0, deliberate: 0, notExpressible: new Map() };
+  const row: Row = {
+    source: suite.name.slice(SUITE_PREFIX.length),
+    agree: 0,
+    failed: 0,
+    deliberate: 0,
+    notExpressible: new Map(),
+  };
   for (const test of suite.children.allTests()) {
     const mark = MARK.exec(test.name)?.[1] ?? "";
     const state = test.result().state;
@@ -30,7 +36,8 @@ function rowOf(suite: TestSuite): Row {
       const reason = mark.slice(NOT_EXPRESSIBLE.length);
       row.notExpressible.set(reason, (row.notExpressible.get(reason) ?? 0) + 1);
     } else if (state === "failed") row.failed++;
-    else if (state !== "passed") continue; // filtered out of this run
+    else if (state !== "passed")
+      continue; // filtered out of this run
     else if (mark.startsWith(DELIBERATE)) row.deliberate++;
     else row.agree++;
   }
@@ -45,7 +52,9 @@ function tableOf(rows: Row[]): string {
   ];
   for (const r of rows) {
     const reasons = [...r.notExpressible].map(([reason, n]) => `${n}: ${reason}`).join("; ") || "none";
-    lines.push(`| ${r.source} | ${r.agree + r.deliberate + r.failed} | ${r.agree} | ${r.deliberate} | ${r.failed} | ${reasons} |`);
+    lines.push(
+      `| ${r.source} | ${r.agree + r.deliberate + r.failed} | ${r.agree} | ${r.deliberate} | ${r.failed} | ${reasons} |`,
+    );
   }
   return lines.join("\n");
 }
@@ -55,7 +64,11 @@ function readmeParts() {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} … ${END} markers`);
-  return { before: readme.slice(0, start + START.length), table: readme.slice(start + START.length, end).trim(), after: readme.slice(end) };
+  return {
+    before: readme.slice(0, start + START.length),
+    table: readme.slice(start + START.length, end).trim(),
+    after: readme.slice(end),
+  };
 }
 
 function rewriteReadme(table: string) {

@@ -24,7 +24,10 @@ describe("personal API keys and scopes", () => {
   });
 
   it("creates a key whose plaintext is shown once and stored only as a hash", async () => {
-    const res = await call("/api/personal_api_keys/", { method: "POST", body: { label: "ci", scopes: ["person:read"] } });
+    const res = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "ci", scopes: ["person:read"] },
+    });
     expect(res.status).toBe(201);
     expect(res.json.value).toMatch(/^phx_[0-9A-Za-z]{47}$/);
     expect(res.json.mask_value).toBe(`phx_...${res.json.value.slice(-4)}`);
@@ -49,7 +52,10 @@ describe("personal API keys and scopes", () => {
   });
 
   it("refuses unknown scopes and unknown projects when creating a key", async () => {
-    const badScope = await call("/api/personal_api_keys/", { method: "POST", body: { label: "x", scopes: ["person:admin"] } });
+    const badScope = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "x", scopes: ["person:admin"] },
+    });
     expect(badScope.status).toBe(400);
     expect(envelope(badScope).attr).toBe("scopes__0");
     const badProject = await call("/api/personal_api_keys/", {
@@ -88,7 +94,11 @@ describe("personal API keys and scopes", () => {
       expect((await call(`/api/projects/${project.id}/`, { key })).status).toBe(200);
     }
     const readOnly = await createKey(["project:read"]);
-    const res = await call(`/api/projects/${project.id}/`, { method: "PATCH", body: { name: "renamed" }, key: readOnly });
+    const res = await call(`/api/projects/${project.id}/`, {
+      method: "PATCH",
+      body: { name: "renamed" },
+      key: readOnly,
+    });
     expect(res.status).toBe(403);
     expect(envelope(res).detail).toBe("API key missing required scope 'project:write'");
   });

@@ -22,16 +22,27 @@ describe("@current in project paths", () => {
 
   it("is the project of ?token= (as posthog-node and posthog-python send it), checked against the key", async () => {
     const key = await createKey(["feature_flag:read"], [one.id, two.id]);
-    const flag = await call(`/api/projects/${two.id}/feature_flags/`, { method: "POST", body: { key: "rc", is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '"hi"' } } } });
+    const flag = await call(`/api/projects/${two.id}/feature_flags/`, {
+      method: "POST",
+      body: {
+        key: "rc",
+        is_remote_configuration: true,
+        filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '"hi"' } },
+      },
+    });
     expect(flag.status).toBe(201);
     const res = await call(`/api/projects/@current/feature_flags/rc/remote_config?token=${two.api_token}`, { key });
     expect(res.status).toBe(200);
     expect(res.json).toBe('"hi"');
 
     const other = await createProject();
-    const unreachable = await call(`/api/projects/@current/feature_flags/rc/remote_config?token=${other.api_token}`, { key });
+    const unreachable = await call(`/api/projects/@current/feature_flags/rc/remote_config?token=${other.api_token}`, {
+      key,
+    });
     expect(unreachable.status).toBe(403);
-    expect((await call("/api/projects/@current/feature_flags/rc/remote_config?token=phc_nope", { key })).status).toBe(404);
+    expect((await call("/api/projects/@current/feature_flags/rc/remote_config?token=phc_nope", { key })).status).toBe(
+      404,
+    );
   });
 
   it("is a clear 400 naming the ids when the key reaches several projects", async () => {
@@ -50,19 +61,29 @@ describe("/api/personal_api_keys/@current", () => {
   it("always renders scoped_teams and scoped_organizations as arrays (empty: every project)", async () => {
     const unscoped = await call("/api/personal_api_keys/@current/", { key: await createKey(["feature_flag:read"]) });
     expect(unscoped.json).toMatchObject({ scoped_teams: [], scoped_organizations: [] });
-    const scoped = await call("/api/personal_api_keys/@current", { key: await createKey(["feature_flag:read"], [two.id]) });
+    const scoped = await call("/api/personal_api_keys/@current", {
+      key: await createKey(["feature_flag:read"], [two.id]),
+    });
     expect(scoped.json).toMatchObject({ scoped_teams: [two.id], scoped_organizations: [] });
   });
 
   it("reads a key stored with an empty project list as reaching every project, as it renders it", async () => {
-    const created = await call("/api/personal_api_keys/", { method: "POST", body: { label: "stored empty", scopes: ["project:read"], scoped_teams: [two.id] } });
-    await env.DB.prepare("UPDATE personal_api_keys SET scoped_projects = '[]' WHERE id = ?").bind(created.json.id).run();
+    const created = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "stored empty", scopes: ["project:read"], scoped_teams: [two.id] },
+    });
+    await env.DB.prepare("UPDATE personal_api_keys SET scoped_projects = '[]' WHERE id = ?")
+      .bind(created.json.id)
+      .run();
     expect((await call(`/api/projects/${one.id}/`, { key: created.json.value })).status).toBe(200);
     expect((await call("/api/personal_api_keys/@current/", { key: created.json.value })).json.scoped_teams).toEqual([]);
   });
 
   it("treats scoped_teams: [] at creation as every project, as it renders it", async () => {
-    const created = await call("/api/personal_api_keys/", { method: "POST", body: { label: "all", scopes: ["project:read"], scoped_teams: [] } });
+    const created = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "all", scopes: ["project:read"], scoped_teams: [] },
+    });
     expect(created.status).toBe(201);
     expect((await call(`/api/projects/${two.id}/`, { key: created.json.value })).status).toBe(200);
   });
@@ -73,7 +94,10 @@ describe("/api/users/@me", () => {
     const key = await createKey(["feature_flag:write"], [two.id]);
     const res = await call("/api/users/@me/", { key });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ distinct_id: "key feature_flag:write", team: { id: two.id, api_token: two.api_token } });
+    expect(res.json).toMatchObject({
+      distinct_id: "key feature_flag:write",
+      team: { id: two.id, api_token: two.api_token },
+    });
     expect(res.json.uuid).toMatch(/^[0-9a-f-]{36}$/);
     const organizationId = res.json.organization.id;
     expect(organizationId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);

@@ -35,7 +35,12 @@ describe("HTTP core", () => {
   it("names the field of a validation error in attr", async () => {
     const missing = await call("/api/projects/", { method: "POST", body: {} });
     expect(missing.status).toBe(400);
-    expect(envelope(missing)).toEqual({ type: "validation_error", code: "required", detail: "This field is required.", attr: "name" });
+    expect(envelope(missing)).toEqual({
+      type: "validation_error",
+      code: "required",
+      detail: "This field is required.",
+      attr: "name",
+    });
 
     const wrongType = await call("/api/projects/", { method: "POST", body: { name: 42 } });
     expect(wrongType.status).toBe(400);
@@ -46,7 +51,11 @@ describe("HTTP core", () => {
   });
 
   it("refuses a body that is not JSON with 415", async () => {
-    const res = await call("/api/projects/", { method: "POST", rawBody: "name=x", headers: { "content-type": "text/plain" } });
+    const res = await call("/api/projects/", {
+      method: "POST",
+      rawBody: "name=x",
+      headers: { "content-type": "text/plain" },
+    });
     expect(res.status).toBe(415);
     expect(envelope(res)).toMatchObject({ code: "unsupported_media_type" });
   });

@@ -17,32 +17,44 @@ beforeAll(async () => {
   const doc = (await call("/api/schema/", { key: null })).json;
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      operations.push({ method: method.toUpperCase(), path, auth: op["x-auth"], scopes: op["x-required-scopes"] ?? [] });
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        auth: op["x-auth"],
+        scopes: op["x-required-scopes"] ?? [],
+      });
     }
   }
   projectId = (await createProject()).id;
 });
 
-const concretePath = (path: string) =>
-  path.replace("{project_id}", String(projectId)).replace(/\{[^}]+\}/g, "1");
+const concretePath = (path: string) => path.replace("{project_id}", String(projectId)).replace(/\{[^}]+\}/g, "1");
 
 describe("route table", () => {
   it("declares how every operation is authenticated", () => {
     expect(operations.length).toBeGreaterThan(5);
-    for (const op of operations) expect(["personal", "root", "project_token", "public"], `${op.method} ${op.path}`).toContain(op.auth);
+    for (const op of operations)
+      expect(["personal", "root", "project_token", "public"], `${op.method} ${op.path}`).toContain(op.auth);
   });
 
   it("documents every route the app serves", () => {
-    const documented = new Set(operations.map((op) => `${op.method} ${op.path.replace("/api/environments/", "/api/projects/")}`));
+    const documented = new Set(
+      operations.map((op) => `${op.method} ${op.path.replace("/api/environments/", "/api/projects/")}`),
+    );
     const served = createApp()
       .routes.filter((r) => r.method !== "ALL")
-      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}").replace("/api/environments/", "/api/projects/")}`);
+      .map(
+        (r) =>
+          `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}").replace("/api/environments/", "/api/projects/")}`,
+      );
     for (const route of new Set(served)) expect(documented, route).toContain(route);
   });
 
   it("refuses every personal-key or root route without a key (401)", async () => {
     for (const op of operations.filter((o) => o.auth === "personal" || o.auth === "root")) {
-      const res = await exports.default.fetch(new Request(`http://edgehog.test${concretePath(op.path)}`, { method: op.method }));
+      const res = await exports.default.fetch(
+        new Request(`http://edgehog.test${concretePath(op.path)}`, { method: op.method }),
+      );
       const body: any = await res.json();
       expect(res.status, `${op.method} ${op.path}`).toBe(401);
       expect(body.code).toBe("not_authenticated");

@@ -16,7 +16,10 @@ async function insertProjects(n: number): Promise<number[]> {
 describe("keys scoped to many projects", () => {
   it("creates a key scoped to 150 projects and lists exactly those, paged", async () => {
     const ids = await insertProjects(150);
-    const created = await call("/api/personal_api_keys/", { method: "POST", body: { label: "many", scopes: ["*"], scoped_teams: ids } });
+    const created = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "many", scopes: ["*"], scoped_teams: ids },
+    });
     expect(created.status).toBe(201);
     expect(created.json.scoped_teams).toHaveLength(150);
     const key = created.json.value as string;
@@ -36,7 +39,10 @@ describe("keys scoped to many projects", () => {
   it("names the unknown ids among 150 and creates nothing", async () => {
     const ids = await insertProjects(140);
     const unknown = Array.from({ length: 10 }, (_, i) => 9_000_000 + i);
-    const res = await call("/api/personal_api_keys/", { method: "POST", body: { label: "bad", scopes: ["*"], scoped_teams: [...ids, ...unknown] } });
+    const res = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "bad", scopes: ["*"], scoped_teams: [...ids, ...unknown] },
+    });
     expect(res.status).toBe(400);
     const err = envelope(res);
     expect(err.attr).toBe("scoped_teams");
@@ -47,7 +53,10 @@ describe("keys scoped to many projects", () => {
 
   it("refuses more than 1000 scoped projects with a validation error", async () => {
     const ids = Array.from({ length: 1001 }, (_, i) => i + 1);
-    const res = await call("/api/personal_api_keys/", { method: "POST", body: { label: "too many", scopes: ["*"], scoped_teams: ids } });
+    const res = await call("/api/personal_api_keys/", {
+      method: "POST",
+      body: { label: "too many", scopes: ["*"], scoped_teams: ids },
+    });
     expect(res.status).toBe(400);
     const err = envelope(res);
     expect(err.attr).toBe("scoped_teams");

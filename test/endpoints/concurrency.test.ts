@@ -18,9 +18,13 @@ async function versionsOf(name: string) {
 
 describe("concurrent updates", () => {
   it("parallel query changes: each success makes exactly one version, the others are 409, never 500", async () => {
-    expect((await call(`${base()}/`, { method: "POST", body: { name: "raced", query: hogql("select 0 as n") } })).status).toBe(201);
+    expect(
+      (await call(`${base()}/`, { method: "POST", body: { name: "raced", query: hogql("select 0 as n") } })).status,
+    ).toBe(201);
     const queries = [1, 2, 3, 4].map((n) => `select ${n} as n`);
-    const responses = await Promise.all(queries.map((q) => call(`${base()}/raced`, { method: "PATCH", body: { query: hogql(q) } })));
+    const responses = await Promise.all(
+      queries.map((q) => call(`${base()}/raced`, { method: "PATCH", body: { query: hogql(q) } })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     const ok = responses.filter((r) => r.status === 200);
@@ -45,14 +49,20 @@ describe("concurrent updates", () => {
   });
 
   it("metadata updates racing a query change never point the endpoint back at an older version", async () => {
-    expect((await call(`${base()}/`, { method: "POST", body: { name: "stale", query: hogql("select 1 as n") } })).status).toBe(201);
+    expect(
+      (await call(`${base()}/`, { method: "POST", body: { name: "stale", query: hogql("select 1 as n") } })).status,
+    ).toBe(201);
     const responses = await Promise.all([
       call(`${base()}/stale`, { method: "PATCH", body: { query: hogql("select 2 as n") } }),
       call(`${base()}/stale`, { method: "PATCH", body: { description: "described" } }),
       call(`${base()}/stale`, { method: "PATCH", body: { cache_age_seconds: 600 } }),
     ]);
     expect(responses.map((r) => r.status).every((s) => s === 200 || s === 409)).toBe(true);
-    const row = await env.DB.prepare("SELECT current_version AS v FROM endpoints WHERE project_id = ? AND name = 'stale'").bind(project).first<{ v: number }>();
+    const row = await env.DB.prepare(
+      "SELECT current_version AS v FROM endpoints WHERE project_id = ? AND name = 'stale'",
+    )
+      .bind(project)
+      .first<{ v: number }>();
     const versions = await versionsOf("stale");
     expect(versions.length).toBe(row!.v);
     // the query change is never lost: the endpoint serves its query whether it won or raced

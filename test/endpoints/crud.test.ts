@@ -3,7 +3,11 @@ import { call, createKey, createProject, envelope } from "../helpers";
 
 let project: number;
 const base = () => `/api/environments/${project}/endpoints`;
-const hogql = (query: string, variables?: Record<string, unknown>) => ({ kind: "HogQLQuery", query, ...(variables ? { variables } : {}) });
+const hogql = (query: string, variables?: Record<string, unknown>) => ({
+  kind: "HogQLQuery",
+  query,
+  ...(variables ? { variables } : {}),
+});
 
 beforeAll(async () => {
   project = (await createProject()).id;
@@ -11,7 +15,10 @@ beforeAll(async () => {
 
 describe("endpoints: create, retrieve, list, delete", () => {
   it("creates with 201 and the PostHog record", async () => {
-    const res = await call(`${base()}/`, { method: "POST", body: { name: "daily_signups", query: hogql("select count() from events"), description: "signups" } });
+    const res = await call(`${base()}/`, {
+      method: "POST",
+      body: { name: "daily_signups", query: hogql("select count() from events"), description: "signups" },
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
       name: "daily_signups",
@@ -42,12 +49,24 @@ describe("endpoints: create, retrieve, list, delete", () => {
       [{ name: "a b", query: hogql("select 1") }, "name", "Endpoint name must start with a letter"],
       [{ name: "ok", query: hogql("selet 100") }, "query", "Invalid HogQL query"],
       [{ name: "ok", query: { kind: "TrendsQuery", series: [] } }, "query", "TrendsQuery"],
-      [{ name: "ok", query: hogql("select 1"), cache_age_seconds: 299 }, "cache_age_seconds", "Cache age must be between 300 and 86400 seconds."],
-      [{ name: "ok", query: hogql("select 1"), cache_age_seconds: 86401 }, "cache_age_seconds", "Cache age must be between 300 and 86400 seconds."],
+      [
+        { name: "ok", query: hogql("select 1"), cache_age_seconds: 299 },
+        "cache_age_seconds",
+        "Cache age must be between 300 and 86400 seconds.",
+      ],
+      [
+        { name: "ok", query: hogql("select 1"), cache_age_seconds: 86401 },
+        "cache_age_seconds",
+        "Cache age must be between 300 and 86400 seconds.",
+      ],
       [{ name: "ok", query: hogql("select {variables.x}") }, "query", "undefined variable(s): x"],
       [{ name: "ok", query: hogql("select * from sqlite_master") }, "query", "sqlite_master"],
       [{ name: "ok", query: hogql(`select 1 ${" ".repeat(20_000)}`) }, "query", "longer than 20000"],
-      [{ name: "ok", query: hogql("select 1"), is_active: false, is_materialized: true }, "is_materialized", "inactive"],
+      [
+        { name: "ok", query: hogql("select 1"), is_active: false, is_materialized: true },
+        "is_materialized",
+        "inactive",
+      ],
       [{ name: "ok", query: hogql("select 1"), unknown_field: 1 }, "unknown_field", ""],
       [{ name: "daily_signups", query: hogql("select 1") }, "name", "already exists"],
     ];
@@ -63,12 +82,18 @@ describe("endpoints: create, retrieve, list, delete", () => {
   });
 
   it("lists (with is_active filter) and deletes with 204", async () => {
-    await call(`${base()}/`, { method: "POST", body: { name: "to-delete", query: hogql("select 1"), is_active: false } });
+    await call(`${base()}/`, {
+      method: "POST",
+      body: { name: "to-delete", query: hogql("select 1"), is_active: false },
+    });
     const all = await call(`${base()}/`);
     expect(all.json.count).toBeGreaterThanOrEqual(2);
     expect(all.json.results.map((e: any) => e.name)).toContain("to-delete");
     const page = await call(`${base()}/?limit=1&offset=1`);
-    expect(page.json).toMatchObject({ count: all.json.count, results: [{ name: all.json.results[1].name, versions_count: 1, current_version: 1 }] });
+    expect(page.json).toMatchObject({
+      count: all.json.count,
+      results: [{ name: all.json.results[1].name, versions_count: 1, current_version: 1 }],
+    });
     expect(page.json.previous).toContain("offset=0");
     const active = await call(`${base()}/?is_active=true`);
     expect(active.json.results.map((e: any) => e.name)).not.toContain("to-delete");
@@ -86,27 +111,54 @@ describe("endpoints: create, retrieve, list, delete", () => {
     expect((await call(`${base()}/daily_signups`, { key: reader })).status).toBe(200);
     expect((await call(`${base()}/daily_signups/run`, { key: reader })).status).toBe(200);
     expect((await call(`${base()}/daily_signups/materialization_status`, { key: reader })).status).toBe(200);
-    const denied = await call(`${base()}/`, { method: "POST", key: reader, body: { name: "nope", query: hogql("select 1") } });
+    const denied = await call(`${base()}/`, {
+      method: "POST",
+      key: reader,
+      body: { name: "nope", query: hogql("select 1") },
+    });
     expect(denied.status).toBe(403);
     expect(envelope(denied).detail).toContain("endpoint:write");
     const none = await createKey(["person:read"]);
-    expect((await call(`${base()}/last_execution_times`, { method: "POST", key: none, body: { names: [] } })).status).toBe(403);
+    expect(
+      (await call(`${base()}/last_execution_times`, { method: "POST", key: none, body: { names: [] } })).status,
+    ).toBe(403);
   });
 });
 
 describe("versions", () => {
   it("creates a version only when the query changes", async () => {
-    await call(`${base()}/`, { method: "POST", body: { name: "versioned", query: hogql("select 1 as one"), description: "first", cache_age_seconds: 600 } });
-    let res = await call(`${base()}/versioned`, { method: "PATCH", body: { description: "changed", cache_age_seconds: 900, query: hogql("select 1 as one") } });
+    await call(`${base()}/`, {
+      method: "POST",
+      body: { name: "versioned", query: hogql("select 1 as one"), description: "first", cache_age_seconds: 600 },
+    });
+    let res = await call(`${base()}/versioned`, {
+      method: "PATCH",
+      body: { description: "changed", cache_age_seconds: 900, query: hogql("select 1 as one") },
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ current_version: 1, description: "changed", cache_age_seconds: 900 });
-    res = await call(`${base()}/versioned`, { method: "PATCH", body: { query: { query: "select 2 as two", kind: "HogQLQuery", name: null } } });
-    expect(res.json).toMatchObject({ current_version: 2, versions_count: 2, description: "changed", cache_age_seconds: 900, query: { query: "select 2 as two" } });
+    res = await call(`${base()}/versioned`, {
+      method: "PATCH",
+      body: { query: { query: "select 2 as two", kind: "HogQLQuery", name: null } },
+    });
+    expect(res.json).toMatchObject({
+      current_version: 2,
+      versions_count: 2,
+      description: "changed",
+      cache_age_seconds: 900,
+      query: { query: "select 2 as two" },
+    });
     res = await call(`${base()}/versioned`, { method: "PUT", body: { query: hogql("select 2 as two") } });
     expect(res.json.current_version).toBe(2);
 
     const v1 = await call(`${base()}/versioned?version=1`);
-    expect(v1.json).toMatchObject({ version: 1, query: { query: "select 1 as one" }, is_active: true, endpoint_is_active: true, current_version: 2 });
+    expect(v1.json).toMatchObject({
+      version: 1,
+      query: { query: "select 1 as one" },
+      is_active: true,
+      endpoint_is_active: true,
+      current_version: 2,
+    });
     expect(v1.json.version_id).toBeTypeOf("string");
     expect((await call(`${base()}/versioned?version=9`)).status).toBe(404);
     const bad = await call(`${base()}/versioned?version=abc`);
@@ -118,7 +170,11 @@ describe("versions", () => {
 
     // runs of version 1 and 2
     expect((await call(`${base()}/versioned/run?version=1`)).json.results).toEqual([[1]]);
-    expect((await call(`${base()}/versioned/run`, { method: "POST", body: { version: 2 } })).json).toMatchObject({ results: [[2]], columns: ["two"], endpoint_version: 2 });
+    expect((await call(`${base()}/versioned/run`, { method: "POST", body: { version: 2 } })).json).toMatchObject({
+      results: [[2]],
+      columns: ["two"],
+      endpoint_version: 2,
+    });
   });
 
   it("targets one version: metadata only, never the query; inactive versions cannot run", async () => {
@@ -128,7 +184,10 @@ describe("versions", () => {
     res = await call(`${base()}/versioned`, { method: "PATCH", body: { version: 7, description: "x" } });
     expect(res.status).toBe(400);
     expect(envelope(res).detail).toBe("Version 7 not found");
-    res = await call(`${base()}/versioned?version=1`, { method: "PATCH", body: { is_active: false, description: "old" } });
+    res = await call(`${base()}/versioned?version=1`, {
+      method: "PATCH",
+      body: { is_active: false, description: "old" },
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ version: 1, is_active: false, endpoint_is_active: true, description: "old" });
     expect((await call(`${base()}/versioned`)).json.description).toBe("changed");

@@ -27,22 +27,43 @@ export async function seed(projectId: number, data: { persons?: SeedPerson[]; ev
     const row = await env.DB.prepare(
       "INSERT INTO persons (project_id, uuid, properties, is_identified, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
     )
-      .bind(projectId, uuid, JSON.stringify(person.properties ?? {}), person.isIdentified ? 1 : 0, person.createdAt ?? new Date().toISOString())
+      .bind(
+        projectId,
+        uuid,
+        JSON.stringify(person.properties ?? {}),
+        person.isIdentified ? 1 : 0,
+        person.createdAt ?? new Date().toISOString(),
+      )
       .first<{ id: number }>();
     await env.DB.batch(
       person.distinctIds.map((d) =>
-        env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)").bind(projectId, d, row!.id),
+        env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)").bind(
+          projectId,
+          d,
+          row!.id,
+        ),
       ),
     );
   }
   const events = data.events ?? [];
   for (let i = 0; i < events.length; i += 50) {
     await env.DB.batch(
-      events.slice(i, i + 50).map((e) =>
-        env.DB.prepare(
-          "INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp) VALUES (?, ?, ?, ?, (SELECT person_id FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?), ?, ?)",
-        ).bind(projectId, e.uuid ?? crypto.randomUUID(), e.event, e.distinctId, projectId, e.distinctId, JSON.stringify(e.properties ?? {}), e.timestamp),
-      ),
+      events
+        .slice(i, i + 50)
+        .map((e) =>
+          env.DB.prepare(
+            "INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp) VALUES (?, ?, ?, ?, (SELECT person_id FROM person_distinct_ids WHERE project_id = ? AND distinct_id = ?), ?, ?)",
+          ).bind(
+            projectId,
+            e.uuid ?? crypto.randomUUID(),
+            e.event,
+            e.distinctId,
+            projectId,
+            e.distinctId,
+            JSON.stringify(e.properties ?? {}),
+            e.timestamp,
+          ),
+        ),
     );
   }
   return uuids;

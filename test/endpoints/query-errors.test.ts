@@ -11,11 +11,23 @@ describe("classifying D1 failures of a run", () => {
       ["integer overflow: SQLITE_ERROR", "integer overflow"],
       ["string or blob too big: SQLITE_TOOBIG", "string or blob too big"],
       ["datatype mismatch: SQLITE_MISMATCH", "datatype mismatch"],
-      ["no such column: s.project_id at offset 719: SQLITE_ERROR", "the query refers to a column that does not exist where it is used"],
-      ["ambiguous column name: __person_properties: SQLITE_ERROR", "a column name is ambiguous; qualify it with its table alias"],
+      [
+        "no such column: s.project_id at offset 719: SQLITE_ERROR",
+        "the query refers to a column that does not exist where it is used",
+      ],
+      [
+        "ambiguous column name: __person_properties: SQLITE_ERROR",
+        "a column name is ambiguous; qualify it with its table alias",
+      ],
       ['near "LIMIT": syntax error at offset 12: SQLITE_ERROR', "the query could not be translated into valid SQL"],
-      ["wrong number of arguments to function json_extract(): SQLITE_ERROR", "a function is called with the wrong number of arguments"],
-      ["misuse of aggregate function count(): SQLITE_ERROR", "an aggregate is used where it is not allowed (in WHERE, or inside another aggregate)"],
+      [
+        "wrong number of arguments to function json_extract(): SQLITE_ERROR",
+        "a function is called with the wrong number of arguments",
+      ],
+      [
+        "misuse of aggregate function count(): SQLITE_ERROR",
+        "an aggregate is used where it is not allowed (in WHERE, or inside another aggregate)",
+      ],
       ["bad value in __person_created_at: SQLITE_ERROR", "the query failed in the database"],
       ["too many terms in compound SELECT: SQLITE_ERROR", "too many terms in compound SELECT"],
     ];
@@ -23,7 +35,12 @@ describe("classifying D1 failures of a run", () => {
       expect(classifyQueryError(d1(raw)), raw).toEqual({ kind: "query", message });
       const error = queryFailureError(classifyQueryError(d1(raw)), "test");
       expect(error.status).toBe(400);
-      expect(error.toBody()).toEqual({ type: "validation_error", code: "query_execution_failed", detail: `Query execution failed: ${message}`, attr: "query" });
+      expect(error.toBody()).toEqual({
+        type: "validation_error",
+        code: "query_execution_failed",
+        detail: `Query execution failed: ${message}`,
+        attr: "query",
+      });
       expect(error.detail).not.toMatch(/offset|SQLITE_|__|s\.project_id/);
     }
   });
@@ -49,12 +66,26 @@ describe("classifying D1 failures of a run", () => {
         expect(failure, raw).toMatchObject({ kind: "server", retryable: true });
         const error = queryFailureError(failure, "test");
         expect(error.status).toBe(503);
-        expect(error.toBody()).toEqual({ type: "server_error", code: "service_unavailable", detail: "The database is temporarily unavailable; retry the request.", attr: null });
+        expect(error.toBody()).toEqual({
+          type: "server_error",
+          code: "service_unavailable",
+          detail: "The database is temporarily unavailable; retry the request.",
+          attr: null,
+        });
       }
-      for (const raw of [d1("Exceeded maximum DB size"), d1("disk I/O error: SQLITE_IOERR"), new TypeError("Cannot read properties of undefined")]) {
+      for (const raw of [
+        d1("Exceeded maximum DB size"),
+        d1("disk I/O error: SQLITE_IOERR"),
+        new TypeError("Cannot read properties of undefined"),
+      ]) {
         const failure = classifyQueryError(raw);
         expect(failure).toMatchObject({ kind: "server", retryable: false });
-        expect(queryFailureError(failure, "test").toBody()).toEqual({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null });
+        expect(queryFailureError(failure, "test").toBody()).toEqual({
+          type: "server_error",
+          code: "error",
+          detail: "A server error occurred.",
+          attr: null,
+        });
       }
     } finally {
       console.error = errors;
@@ -62,7 +93,10 @@ describe("classifying D1 failures of a run", () => {
   });
 
   it("a failed call to the endpoint's Durable Object is a 5xx, retryable when Workers marks it so", () => {
-    const overloaded = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: true });
+    const overloaded = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {
+      overloaded: true,
+      retryable: true,
+    });
     const reset = Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
     const broken = new Error("Cannot read properties of undefined (reading 'x')");
     expect(classifyStubError(overloaded)).toMatchObject({ kind: "server", retryable: true });
@@ -72,7 +106,12 @@ describe("classifying D1 failures of a run", () => {
     console.error = () => {};
     try {
       expect(queryFailureError(classifyStubError(overloaded), "test").status).toBe(503);
-      expect(queryFailureError(classifyStubError(broken), "test").toBody()).toEqual({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null });
+      expect(queryFailureError(classifyStubError(broken), "test").toBody()).toEqual({
+        type: "server_error",
+        code: "error",
+        detail: "A server error occurred.",
+        attr: null,
+      });
     } finally {
       console.error = errors;
     }

@@ -7,9 +7,18 @@ import { seed } from "./fixtures";
 let project: number;
 let other: number;
 const base = () => `/api/environments/${project}/endpoints`;
-const create = (name: string, query: string, extra: Record<string, unknown> = {}, variables?: Record<string, unknown>) =>
-  call(`${base()}/`, { method: "POST", body: { name, query: { kind: "HogQLQuery", query, ...(variables ? { variables } : {}) }, ...extra } });
-const run = (name: string, body?: unknown, qs = "") => call(`${base()}/${name}/run${qs}`, body === undefined ? {} : { method: "POST", body });
+const create = (
+  name: string,
+  query: string,
+  extra: Record<string, unknown> = {},
+  variables?: Record<string, unknown>,
+) =>
+  call(`${base()}/`, {
+    method: "POST",
+    body: { name, query: { kind: "HogQLQuery", query, ...(variables ? { variables } : {}) }, ...extra },
+  });
+const run = (name: string, body?: unknown, qs = "") =>
+  call(`${base()}/${name}/run${qs}`, body === undefined ? {} : { method: "POST", body });
 
 beforeAll(async () => {
   project = (await createProject("run tests", "Europe/Paris")).id;
@@ -21,9 +30,24 @@ beforeAll(async () => {
     properties: { $browser: i % 2 ? "Chrome" : "Safari", country: i % 4 === 0 ? "FR" : "US" },
   }));
   await seed(project, { events });
-  await seed(other, { events: [{ event: "secret", distinctId: "x", timestamp: "2026-01-01T00:00:00.000Z", properties: { country: "FR" } }] });
-  const variables = { "0190b0c4-0000-0000-0000-000000000001": { variableId: "0190b0c4-0000-0000-0000-000000000001", code_name: "country", value: "US" } };
-  await create("by_country", "select toDate(timestamp) as day, count() as c from events where properties.country = {variables.country} group by day order by day", {}, variables);
+  await seed(other, {
+    events: [
+      { event: "secret", distinctId: "x", timestamp: "2026-01-01T00:00:00.000Z", properties: { country: "FR" } },
+    ],
+  });
+  const variables = {
+    "0190b0c4-0000-0000-0000-000000000001": {
+      variableId: "0190b0c4-0000-0000-0000-000000000001",
+      code_name: "country",
+      value: "US",
+    },
+  };
+  await create(
+    "by_country",
+    "select toDate(timestamp) as day, count() as c from events where properties.country = {variables.country} group by day order by day",
+    {},
+    variables,
+  );
   await create("all_events", "select event, distinct_id from events order by timestamp, distinct_id");
   await create("limited", "select event from events order by timestamp limit 5 offset 2");
 });
@@ -34,7 +58,10 @@ describe("run", () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
       columns: ["day", "c"],
-      types: [["day", "Date"], ["c", "Int64"]],
+      types: [
+        ["day", "Date"],
+        ["c", "Int64"],
+      ],
       hasMore: false,
       limit: 100,
       offset: 0,
@@ -59,13 +86,20 @@ describe("run", () => {
     const injected = await run("by_country", { variables: { country: "FR' OR 1=1 --" } });
     expect(injected.status).toBe(200);
     expect(injected.json.results).toEqual([]);
-    const alsoInjected = await run("by_country", { variables: { country: "x') UNION SELECT name, 1 FROM sqlite_master --" } });
+    const alsoInjected = await run("by_country", {
+      variables: { country: "x') UNION SELECT name, 1 FROM sqlite_master --" },
+    });
     expect(alsoInjected.json.results).toEqual([]);
   });
 
   it("binds List variables compared with IN as one JSON array", async () => {
     const variables = { l: { code_name: "countries", type: "List", value: ["FR"] } };
-    await create("by_countries", "select count() as c from events where properties.country in {variables.countries}", {}, variables);
+    await create(
+      "by_countries",
+      "select count() as c from events where properties.country in {variables.countries}",
+      {},
+      variables,
+    );
     expect((await run("by_countries")).json.results).toEqual([[38]]);
     expect((await run("by_countries", { variables: { countries: ["FR", "US"] } })).json.results).toEqual([[150]]);
     expect((await run("by_countries", { variables: { countries: "US" } })).json.results).toEqual([[112]]);
@@ -74,7 +108,11 @@ describe("run", () => {
     expect((await run("by_countries", { variables: { countries: [{ a: 1 }] } })).status).toBe(400);
     expect((await run("by_country", { variables: { country: ["FR"] } })).status).toBe(400);
     const doc = (await call(`${base()}/by_countries/openapi.json`)).json;
-    expect(doc.components.schemas.Variables.properties.countries).toMatchObject({ type: "array", items: { type: "string" }, example: ["FR"] });
+    expect(doc.components.schemas.Variables.properties.countries).toMatchObject({
+      type: "array",
+      items: { type: "string" },
+      example: ["FR"],
+    });
   });
 
   it("refuses unknown variables, overrides and bad values", async () => {
@@ -82,7 +120,10 @@ describe("run", () => {
     expect(res.status).toBe(400);
     expect(envelope(res)).toMatchObject({ detail: "Unknown variable(s): alpha, zeta", attr: "variables" });
     res = await run("by_country", { query_override: { query: "select 1" } });
-    expect(envelope(res)).toMatchObject({ detail: "query_override is not allowed. Use variables instead.", attr: "query_override" });
+    expect(envelope(res)).toMatchObject({
+      detail: "query_override is not allowed. Use variables instead.",
+      attr: "query_override",
+    });
     res = await run("by_country", { filters_override: { date_from: "-7d" } });
     expect(res.status).toBe(400);
     expect(envelope(res).attr).toBe("filters_override");
@@ -161,7 +202,10 @@ describe("run", () => {
       expect(res.status, query).toBe(400);
       expect(envelope(res).attr).toBe("query");
     }
-    const res = await create("everything", "select event, count() as c from events where 1 = 1 or event = 'secret' group by event order by event");
+    const res = await create(
+      "everything",
+      "select event, count() as c from events where 1 = 1 or event = 'secret' group by event order by event",
+    );
     expect(res.status).toBe(201);
     const events = (await run("everything")).json.results.map((r: unknown[]) => r[0]);
     expect(events).not.toContain("secret");
@@ -170,15 +214,22 @@ describe("run", () => {
 
   it("recompiles, once, a plan saved by an older compiler", async () => {
     await create("old_plan", "select count() as c from events where event = 'signup'");
-    await env.DB.prepare("UPDATE endpoint_versions SET compiled = json_set(compiled, '$.compiler', 0, '$.sql', 'SELECT 42') WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')").run();
+    await env.DB.prepare(
+      "UPDATE endpoint_versions SET compiled = json_set(compiled, '$.compiler', 0, '$.sql', 'SELECT 42') WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')",
+    ).run();
     const res = await run("old_plan");
     expect(res.json.results).toEqual([[50]]);
-    const stored = await env.DB.prepare("SELECT json_extract(compiled, '$.compiler') AS v FROM endpoint_versions WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')").first<{ v: number }>();
+    const stored = await env.DB.prepare(
+      "SELECT json_extract(compiled, '$.compiler') AS v FROM endpoint_versions WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'old_plan')",
+    ).first<{ v: number }>();
     expect(stored?.v).toBe(COMPILER_VERSION);
   });
 
   it("records last execution times (past 6 months)", async () => {
-    const res = await call(`${base()}/last_execution_times`, { method: "POST", body: { names: ["by_country", "never-run", "all_events"] } });
+    const res = await call(`${base()}/last_execution_times`, {
+      method: "POST",
+      body: { names: ["by_country", "never-run", "all_events"] },
+    });
     expect(res.status).toBe(200);
     expect(res.json.query_status).toMatchObject({ complete: true, error: false, team_id: project, query_async: true });
     expect(res.json.query_status.results.map((r: string[]) => r[0])).toEqual(["all_events", "by_country"]);
@@ -195,7 +246,10 @@ describe("run", () => {
     const res = await call(`${base()}/last_execution_times`, { method: "POST", body: { names } });
     expect(res.status).toBe(200);
     expect(res.json.query_status.results.map((r: string[]) => r[0])).toEqual(["all_events", "by_country"]);
-    const tooMany = await call(`${base()}/last_execution_times`, { method: "POST", body: { names: [...names, "one_more"] } });
+    const tooMany = await call(`${base()}/last_execution_times`, {
+      method: "POST",
+      body: { names: [...names, "one_more"] },
+    });
     expect(tooMany.status).toBe(400);
   });
 });

@@ -27,7 +27,16 @@ describe("feature flag CRUD", () => {
       bucketing_identifier: "distinct_id",
       last_called_at: null,
     });
-    for (const field of ["created_by", "created_at", "updated_at", "last_modified_by", "can_edit", "usage_dashboard", "user_access_level", "has_encrypted_payloads"]) {
+    for (const field of [
+      "created_by",
+      "created_at",
+      "updated_at",
+      "last_modified_by",
+      "can_edit",
+      "usage_dashboard",
+      "user_access_level",
+      "has_encrypted_payloads",
+    ]) {
       expect(res.json).toHaveProperty(field);
     }
   });
@@ -35,34 +44,74 @@ describe("feature flag CRUD", () => {
   it("validates the key: required, unique among live flags, pattern", async () => {
     expect(envelope(await create({ name: "x" }))).toMatchObject({ code: "required", attr: "key" });
     await create({ key: "dup" });
-    expect(envelope(await create({ key: "dup" }))).toEqual({ type: "validation_error", code: "unique", detail: "There is already a feature flag with this key.", attr: "key" });
+    expect(envelope(await create({ key: "dup" }))).toEqual({
+      type: "validation_error",
+      code: "unique",
+      detail: "There is already a feature flag with this key.",
+      attr: "key",
+    });
     expect(envelope(await create({ key: "bad key!" }))).toMatchObject({ code: "invalid_key", attr: "key" });
   });
 
   it("validates filters", async () => {
-    const variants = (a: number, b: number) => ({ groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: "a", rollout_percentage: a }, { key: "b", rollout_percentage: b }] } });
+    const variants = (a: number, b: number) => ({
+      groups: [{ rollout_percentage: 100 }],
+      multivariate: {
+        variants: [
+          { key: "a", rollout_percentage: a },
+          { key: "b", rollout_percentage: b },
+        ],
+      },
+    });
     expect(envelope(await create({ key: "mv", filters: variants(50, 40) }))).toMatchObject({
       code: "invalid_input",
       detail: "Invalid variant definitions: Variant rollout percentages must sum to 100.",
       attr: "filters",
     });
     expect((await create({ key: "mv", filters: variants(50, 50) })).status).toBe(201);
-    expect(envelope(await create({ key: "nogroups", filters: { groups: [] } })).detail).toBe("Feature flags must have at least one condition set (group).");
+    expect(envelope(await create({ key: "nogroups", filters: { groups: [] } })).detail).toBe(
+      "Feature flags must have at least one condition set (group).",
+    );
     expect(envelope(await create({ key: "r", filters: { groups: [{ rollout_percentage: 150 }] } })).detail).toBe(
       "groups[0].rollout_percentage must be between 0 and 100, got 150",
     );
-    expect(envelope(await create({ key: "c", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: 5151 }] }] } }))).toMatchObject({
+    expect(
+      envelope(
+        await create({ key: "c", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: 5151 }] }] } }),
+      ),
+    ).toMatchObject({
       code: "cohort_does_not_exist",
       detail: "Cohort with id 5151 does not exist",
     });
-    expect(envelope(await create({ key: "o", filters: { groups: [{ properties: [{ key: "a", type: "person", operator: "nope", value: 1 }] }] } })).attr).toBe("filters");
-    expect(envelope(await create({ key: "p", filters: { groups: [{}], payloads: { nope: "1" } } })).detail).toBe("Payload keys must be 'true' for boolean flags");
-    expect(envelope(await create({ key: "g", filters: { groups: [{ properties: [{ key: "a", type: "group", group_type_index: 0, value: 1 }] }] } })).detail).toBe(
-      "Filters are not valid (can only use person, cohort, and flag properties)",
+    expect(
+      envelope(
+        await create({
+          key: "o",
+          filters: { groups: [{ properties: [{ key: "a", type: "person", operator: "nope", value: 1 }] }] },
+        }),
+      ).attr,
+    ).toBe("filters");
+    expect(envelope(await create({ key: "p", filters: { groups: [{}], payloads: { nope: "1" } } })).detail).toBe(
+      "Payload keys must be 'true' for boolean flags",
     );
-    expect(envelope(await create({ key: "dep", filters: { groups: [{ properties: [{ key: "99999", type: "flag", operator: "flag_evaluates_to", value: true }] }] } })).detail).toBe(
-      "Flag dependency references non-existent flag with ID 99999",
-    );
+    expect(
+      envelope(
+        await create({
+          key: "g",
+          filters: { groups: [{ properties: [{ key: "a", type: "group", group_type_index: 0, value: 1 }] }] },
+        }),
+      ).detail,
+    ).toBe("Filters are not valid (can only use person, cohort, and flag properties)");
+    expect(
+      envelope(
+        await create({
+          key: "dep",
+          filters: {
+            groups: [{ properties: [{ key: "99999", type: "flag", operator: "flag_evaluates_to", value: true }] }],
+          },
+        }),
+      ).detail,
+    ).toBe("Flag dependency references non-existent flag with ID 99999");
   });
 
   it("validates operators, dates, values and field types", async () => {
@@ -71,23 +120,42 @@ describe("feature flag CRUD", () => {
       code: "invalid_operator",
       detail: "The 'in' operator is only valid for cohort properties, not 'person' properties.",
     });
-    expect(envelope(await create({ key: "date", filters: prop({ operator: "is_date_before", value: "someday" }) }))).toMatchObject({ code: "invalid_date", detail: "Invalid date value: someday" });
-    expect((await create({ key: "rel-date", filters: prop({ operator: "is_date_after", value: "-30d" }) })).status).toBe(201);
-    expect(envelope(await create({ key: "list", filters: prop({ operator: "icontains", value: ["@posthog.com"] }) }))).toMatchObject({
+    expect(
+      envelope(await create({ key: "date", filters: prop({ operator: "is_date_before", value: "someday" }) })),
+    ).toMatchObject({ code: "invalid_date", detail: "Invalid date value: someday" });
+    expect(
+      (await create({ key: "rel-date", filters: prop({ operator: "is_date_after", value: "-30d" }) })).status,
+    ).toBe(201);
+    expect(
+      envelope(await create({ key: "list", filters: prop({ operator: "icontains", value: ["@posthog.com"] }) })),
+    ).toMatchObject({
       code: "invalid_value",
       detail: 'Invalid value for operator icontains: ["@posthog.com"]',
     });
-    expect(envelope(await create({ key: "override", filters: { groups: [{ variant: "nope" }] } })).detail).toBe("Filters are not valid (variant override does not exist)");
+    expect(envelope(await create({ key: "override", filters: { groups: [{ variant: "nope" }] } })).detail).toBe(
+      "Filters are not valid (variant override does not exist)",
+    );
     expect(envelope(await create({ key: "types", active: "yes" })).attr).toBe("active");
     expect(envelope(await create({ key: "evtags", tags: ["a"], evaluation_tags: ["b"] })).attr).toBe("evaluation_tags");
   });
 
   it("detects dependency cycles and blocks deleting a dependency", async () => {
     const a = (await create({ key: "cyc-a" })).json;
-    const b = (await create({ key: "cyc-b", filters: { groups: [{ properties: [{ key: String(a.id), type: "flag", operator: "flag_evaluates_to", value: true }] }] } })).json;
+    const b = (
+      await create({
+        key: "cyc-b",
+        filters: {
+          groups: [{ properties: [{ key: String(a.id), type: "flag", operator: "flag_evaluates_to", value: true }] }],
+        },
+      })
+    ).json;
     const res = await call(`${base()}/${a.id}/`, {
       method: "PATCH",
-      body: { filters: { groups: [{ properties: [{ key: String(b.id), type: "flag", operator: "flag_evaluates_to", value: true }] }] } },
+      body: {
+        filters: {
+          groups: [{ properties: [{ key: String(b.id), type: "flag", operator: "flag_evaluates_to", value: true }] }],
+        },
+      },
     });
     expect(envelope(res).detail).toBe("Circular dependency detected: cyc-a → cyc-b → cyc-a");
     const del = await call(`${base()}/${a.id}/`, { method: "PATCH", body: { deleted: true } });
@@ -97,10 +165,15 @@ describe("feature flag CRUD", () => {
   it("sees a dependency written with a leading zero when the target is deleted", async () => {
     const target = (await create({ key: "zero-target" })).json;
     const ref = `0${target.id}`;
-    const dependent = await create({ key: "zero-dependent", filters: { groups: [{ properties: [{ key: ref, type: "flag", operator: "flag_evaluates_to", value: true }] }] } });
+    const dependent = await create({
+      key: "zero-dependent",
+      filters: { groups: [{ properties: [{ key: ref, type: "flag", operator: "flag_evaluates_to", value: true }] }] },
+    });
     expect(dependent.status, dependent.text).toBe(201);
     const del = await call(`${base()}/${target.id}/`, { method: "PATCH", body: { deleted: true } });
-    expect(envelope(del).detail).toMatch(/^Cannot delete this feature flag because other flags depend on it: zero-dependent/);
+    expect(envelope(del).detail).toMatch(
+      /^Cannot delete this feature flag because other flags depend on it: zero-dependent/,
+    );
   });
 
   it("updates bump the version; a stale version is 409; PUT needs key", async () => {
@@ -111,8 +184,14 @@ describe("feature flag CRUD", () => {
     expect(stale.status).toBe(409);
     expect(envelope(stale)).toMatchObject({ type: "server_error", code: "conflict" });
     expect((await call(`${base()}/${flag.id}/`)).json.name).toBe("first");
-    expect(envelope(await call(`${base()}/${flag.id}/`, { method: "PUT", body: { name: "x" } }))).toMatchObject({ code: "required", attr: "key" });
-    const put = await call(`${base()}/${flag.id}/`, { method: "PUT", body: { key: "versioned", name: "third", active: false } });
+    expect(envelope(await call(`${base()}/${flag.id}/`, { method: "PUT", body: { name: "x" } }))).toMatchObject({
+      code: "required",
+      attr: "key",
+    });
+    const put = await call(`${base()}/${flag.id}/`, {
+      method: "PUT",
+      body: { key: "versioned", name: "third", active: false },
+    });
     expect(put.json).toMatchObject({ version: 3, name: "third", active: false });
   });
 
@@ -133,7 +212,10 @@ describe("feature flag CRUD", () => {
   it("lists with search, active, type, tags and the limit/offset envelope", async () => {
     await create({ key: "list-search-one", tags: ["Alpha", "beta "] });
     await create({ key: "list-other", name: "Search me", active: false });
-    await create({ key: "list-mv", filters: { groups: [{}], multivariate: { variants: [{ key: "x", rollout_percentage: 100 }] } } });
+    await create({
+      key: "list-mv",
+      filters: { groups: [{}], multivariate: { variants: [{ key: "x", rollout_percentage: 100 }] } },
+    });
     const search = (await call(`${base()}/?search=SEARCH`)).json;
     expect(search.results.map((f: any) => f.key).sort()).toEqual(["list-other", "list-search-one"]);
     const inactive = (await call(`${base()}/?active=false`)).json.results.map((f: any) => f.key);
@@ -154,7 +236,8 @@ describe("feature flag CRUD", () => {
 
   it("answers 404 for unknown ids and other projects' flags", async () => {
     const other = await createProject();
-    const flag = (await call(`/api/projects/${other.id}/feature_flags/`, { method: "POST", body: { key: "theirs" } })).json;
+    const flag = (await call(`/api/projects/${other.id}/feature_flags/`, { method: "POST", body: { key: "theirs" } }))
+      .json;
     expect(envelope(await call(`${base()}/${flag.id}/`))).toMatchObject({ code: "not_found" });
     expect((await call(`${base()}/999999/`)).status).toBe(404);
   });

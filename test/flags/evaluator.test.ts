@@ -6,7 +6,11 @@ import { matchProperty } from "../../src/flags/evaluation/properties";
 import type { FlagDefinition } from "../../src/flags/evaluation/types";
 import { contextFor } from "./evaluator-context";
 
-const flag = (key: string, filters: FlagDefinition["filters"], extra: Partial<FlagDefinition> = {}): FlagDefinition => ({
+const flag = (
+  key: string,
+  filters: FlagDefinition["filters"],
+  extra: Partial<FlagDefinition> = {},
+): FlagDefinition => ({
   id: 1,
   key,
   active: true,
@@ -16,7 +20,16 @@ const flag = (key: string, filters: FlagDefinition["filters"], extra: Partial<Fl
 
 describe("sync SHA-1", () => {
   it("agrees with crypto.subtle for short and block-boundary inputs", async () => {
-    const inputs = ["", "abc", "simple-flag.distinct_id_0", "ü→日本", "x".repeat(55), "y".repeat(56), "z".repeat(64), "w".repeat(300)];
+    const inputs = [
+      "",
+      "abc",
+      "simple-flag.distinct_id_0",
+      "ü→日本",
+      "x".repeat(55),
+      "y".repeat(56),
+      "z".repeat(64),
+      "w".repeat(300),
+    ];
     for (let i = 0; i < 200; i++) inputs.push(`flag-${i}.user-${i * 7919}variant`);
     for (const input of inputs) {
       const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(input));
@@ -41,55 +54,122 @@ describe("reasons and condition_index", () => {
       condition_index: 1,
       description: "No matching condition set",
     });
-    const g = flag("r", { groups: [{ properties: [], rollout_percentage: 0 }, { properties: [{ key: "b", type: "person", value: "y" }] }] });
+    const g = flag("r", {
+      groups: [{ properties: [], rollout_percentage: 0 }, { properties: [{ key: "b", type: "person", value: "y" }] }],
+    });
     expect(evaluateFlags([g], contextFor("u"))["r"].reason.code).toBe("out_of_rollout_bound");
     expect(evaluateFlags([g], contextFor("u"))["r"].reason.condition_index).toBe(0);
-    expect(evaluateFlags([flag("r", { groups: [] })], contextFor("u"))["r"].reason).toMatchObject({ code: "no_group_type", condition_index: null });
+    expect(evaluateFlags([flag("r", { groups: [] })], contextFor("u"))["r"].reason).toMatchObject({
+      code: "no_group_type",
+      condition_index: null,
+    });
   });
 
   it("group flags without the group give no_group_type; with it they bucket by group key", () => {
-    const f = flag("g", { aggregation_group_type_index: 0, groups: [{ properties: [{ key: "plan", type: "group", group_type_index: 0, value: "pro" }] }] });
+    const f = flag("g", {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [{ key: "plan", type: "group", group_type_index: 0, value: "pro" }] }],
+    });
     const mapping = { "0": "company" };
-    expect(evaluateFlags([f], contextFor("u", {}, { groupTypeMapping: mapping }))["g"].reason.code).toBe("no_group_type");
-    const r = evaluateFlags([f], contextFor("u", {}, { groupTypeMapping: mapping, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } }))["g"];
-    expect(r).toMatchObject({ enabled: true, reason: { code: "condition_match", condition_index: 0, description: "Matched condition set 1" } });
+    expect(evaluateFlags([f], contextFor("u", {}, { groupTypeMapping: mapping }))["g"].reason.code).toBe(
+      "no_group_type",
+    );
+    const r = evaluateFlags(
+      [f],
+      contextFor(
+        "u",
+        {},
+        { groupTypeMapping: mapping, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } },
+      ),
+    )["g"];
+    expect(r).toMatchObject({
+      enabled: true,
+      reason: { code: "condition_match", condition_index: 0, description: "Matched condition set 1" },
+    });
   });
 
   it("enrollment, holdout and dependencies", () => {
-    const enrolled = flag("beta", { feature_enrollment: true, groups: [{ rollout_percentage: 0 }], payloads: { true: "1" } });
+    const enrolled = flag("beta", {
+      feature_enrollment: true,
+      groups: [{ rollout_percentage: 0 }],
+      payloads: { true: "1" },
+    });
     expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": "true" }))["beta"]).toMatchObject({
       enabled: true,
       reason: { code: "super_condition_value", condition_index: 0 },
       payload: "1",
     });
-    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": false }))["beta"].enabled).toBe(false);
+    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": false }))["beta"].enabled).toBe(
+      false,
+    );
     expect(evaluateFlags([enrolled], contextFor("u"))["beta"].reason.code).toBe("out_of_rollout_bound");
 
-    const held = flag("exp", { holdout: { id: 7, exclusion_percentage: 100 }, groups: [{}], payloads: { "holdout-7": "h" } });
-    expect(evaluateFlags([held], contextFor("u"))["exp"]).toMatchObject({ enabled: true, variant: "holdout-7", payload: "h", reason: { code: "holdout_condition_value", condition_index: null } });
+    const held = flag("exp", {
+      holdout: { id: 7, exclusion_percentage: 100 },
+      groups: [{}],
+      payloads: { "holdout-7": "h" },
+    });
+    expect(evaluateFlags([held], contextFor("u"))["exp"]).toMatchObject({
+      enabled: true,
+      variant: "holdout-7",
+      payload: "h",
+      reason: { code: "holdout_condition_value", condition_index: null },
+    });
 
-    const base = flag("base", { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }], multivariate: { variants: [{ key: "a", rollout_percentage: 100 }] } }, { id: 2 });
-    const dep = flag("dep", { groups: [{ properties: [{ key: "base", type: "flag", operator: "flag_evaluates_to", value: "a", dependency_chain: ["base"] }] }] }, { id: 3 });
+    const base = flag(
+      "base",
+      {
+        groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }],
+        multivariate: { variants: [{ key: "a", rollout_percentage: 100 }] },
+      },
+      { id: 2 },
+    );
+    const dep = flag(
+      "dep",
+      {
+        groups: [
+          {
+            properties: [
+              { key: "base", type: "flag", operator: "flag_evaluates_to", value: "a", dependency_chain: ["base"] },
+            ],
+          },
+        ],
+      },
+      { id: 3 },
+    );
     expect(evaluateFlags([base, dep], contextFor("u", { plan: "pro" }))["dep"].enabled).toBe(true);
     expect(evaluateFlags([base, dep], contextFor("u", { plan: "free" }))["dep"].enabled).toBe(false);
-    const broken = flag("broken", { groups: [{ properties: [{ key: "gone", type: "flag", operator: "flag_evaluates_to", value: true, dependency_chain: [] }] }] });
+    const broken = flag("broken", {
+      groups: [
+        {
+          properties: [{ key: "gone", type: "flag", operator: "flag_evaluates_to", value: true, dependency_chain: [] }],
+        },
+      ],
+    });
     expect(evaluateFlags([broken], contextFor("u"))["broken"].reason.code).toBe("missing_dependency");
   });
 
   it("experience continuity buckets by the stored override", () => {
     const f = flag("cont", { groups: [{ rollout_percentage: 50 }] }, { ensure_experience_continuity: true });
-    const byOverride = evaluateFlags([f], contextFor("new-id", {}, { hashKeyOverrides: { cont: "anon-1" } }))["cont"].enabled;
+    const byOverride = evaluateFlags([f], contextFor("new-id", {}, { hashKeyOverrides: { cont: "anon-1" } }))["cont"]
+      .enabled;
     const byAnon = evaluateFlags([f], contextFor("anon-1"))["cont"].enabled;
     expect(byOverride).toBe(byAnon);
   });
 
   it("nested, negated and static cohorts", () => {
     const f = flag("c", { groups: [{ properties: [{ key: "id", type: "cohort", value: 1 }] }] });
-    const defs = { "1": { type: "OR", values: [{ type: "AND", values: [{ key: "id", type: "cohort", value: 2, negation: true }] }] }, "2": { type: "AND", values: [{ key: "plan", type: "person", value: "free" }] } };
+    const defs = {
+      "1": { type: "OR", values: [{ type: "AND", values: [{ key: "id", type: "cohort", value: 2, negation: true }] }] },
+      "2": { type: "AND", values: [{ key: "plan", type: "person", value: "free" }] },
+    };
     expect(evaluateFlags([f], contextFor("u", { plan: "pro" }, { cohortDefinitions: defs }))["c"].enabled).toBe(true);
     expect(evaluateFlags([f], contextFor("u", { plan: "free" }, { cohortDefinitions: defs }))["c"].enabled).toBe(false);
     const s = flag("s", { groups: [{ properties: [{ key: "id", type: "cohort", value: 9 }] }] });
-    expect(evaluateFlags([s], contextFor("u", {}, { cohorts: { definitions: {}, staticMembership: new Set([9]) } }))["s"].enabled).toBe(true);
+    expect(
+      evaluateFlags([s], contextFor("u", {}, { cohorts: { definitions: {}, staticMembership: new Set([9]) } }))["s"]
+        .enabled,
+    ).toBe(true);
   });
 });
 
@@ -112,11 +192,21 @@ describe("dates in the project's time zone", () => {
 
 describe("stored data that could not be read", () => {
   const onPlan = flag("on-plan", { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] });
-  const onSentCountry = flag("on-country", { groups: [{ properties: [{ key: "country", type: "person", value: "DE" }] }] });
+  const onSentCountry = flag("on-country", {
+    groups: [{ properties: [{ key: "country", type: "person", value: "DE" }] }],
+  });
   const rollout = flag("rollout", { groups: [{ rollout_percentage: 100 }] });
   const sticky = flag("sticky", { groups: [{ rollout_percentage: 100 }] }, { ensure_experience_continuity: true });
   const inStatic = flag("in-static", { groups: [{ properties: [{ key: "id", type: "cohort", value: 7 }] }] });
-  const dependent = flag("needs-plan", { groups: [{ properties: [{ key: "on-plan", type: "flag", operator: "flag_evaluates_to", value: true, dependency_chain: ["on-plan"] }] }] });
+  const dependent = flag("needs-plan", {
+    groups: [
+      {
+        properties: [
+          { key: "on-plan", type: "flag", operator: "flag_evaluates_to", value: true, dependency_chain: ["on-plan"] },
+        ],
+      },
+    ],
+  });
 
   it("fails only the flags that read what is missing, with the error code as the reason", () => {
     const ctx = contextFor("u", { country: "DE" });
@@ -124,9 +214,21 @@ describe("stored data that could not be read", () => {
       ...ctx,
       personProperties: unavailable(ctx.personProperties, "database_error"),
       hashKeyOverrides: unavailable({}, "hash_key_override_error"),
-      cohorts: { ...ctx.cohorts, staticMembership: { has: () => { throw new FlagEvaluationError("database_error"); } } as unknown as Set<number> },
+      cohorts: {
+        ...ctx.cohorts,
+        staticMembership: {
+          has: () => {
+            throw new FlagEvaluationError("database_error");
+          },
+        } as unknown as Set<number>,
+      },
     });
-    expect(results["on-plan"]).toMatchObject({ enabled: false, variant: null, failed: true, reason: { code: "database_error", condition_index: null } });
+    expect(results["on-plan"]).toMatchObject({
+      enabled: false,
+      variant: null,
+      failed: true,
+      reason: { code: "database_error", condition_index: null },
+    });
     expect(results["needs-plan"]).toMatchObject({ failed: true, reason: { code: "dependency_failed" } });
     expect(results["sticky"]).toMatchObject({ failed: true, reason: { code: "hash_key_override_error" } });
     expect(results["in-static"]).toMatchObject({ failed: true, reason: { code: "database_error" } });

@@ -17,9 +17,19 @@ beforeAll(async () => {
 describe("flag operations", () => {
   it("status: active, stale (fully rolled out and old), deleted, unknown", async () => {
     const fresh = await createFlag({ key: "status-fresh" });
-    expect((await call(`${base()}/${fresh.id}/status`)).json).toEqual({ status: "active", reason: "Flag is active and being evaluated" });
-    const old = await createFlag({ key: "status-old", created_at: "2020-01-01T00:00:00Z", filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
-    expect((await call(`${base()}/${old.id}/status`)).json).toEqual({ status: "stale", reason: 'This boolean flag will always evaluate to "true"' });
+    expect((await call(`${base()}/${fresh.id}/status`)).json).toEqual({
+      status: "active",
+      reason: "Flag is active and being evaluated",
+    });
+    const old = await createFlag({
+      key: "status-old",
+      created_at: "2020-01-01T00:00:00Z",
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    });
+    expect((await call(`${base()}/${old.id}/status`)).json).toEqual({
+      status: "stale",
+      reason: 'This boolean flag will always evaluate to "true"',
+    });
     expect((await call(`${base()}/${old.id}`)).json.status).toBe("STALE");
     expect((await call(`${base()}/?active=STALE`)).json.results.map((f: any) => f.key)).toEqual(["status-old"]);
     await call(`${base()}/${fresh.id}`, { method: "DELETE" });
@@ -30,7 +40,11 @@ describe("flag operations", () => {
   });
 
   it("remote_config by id or key; 404 for non-remote flags", async () => {
-    const rc = await createFlag({ key: "rc", is_remote_configuration: true, filters: { groups: [{}], payloads: { true: '{"test": true}' } } });
+    const rc = await createFlag({
+      key: "rc",
+      is_remote_configuration: true,
+      filters: { groups: [{}], payloads: { true: '{"test": true}' } },
+    });
     expect((await call(`${base()}/${rc.id}/remote_config`)).json).toBe('{"test": true}');
     expect((await call(`${base()}/rc/remote_config`)).json).toBe('{"test": true}');
     const plain = await createFlag({ key: "not-rc" });
@@ -54,8 +68,18 @@ describe("flag operations", () => {
     const page = (await call(`${base()}/${flag.id}/activity?limit=2`)).json;
     expect(page.total_count).toBe(3);
     expect(page.results.map((e: any) => e.activity)).toEqual(["deleted", "updated"]);
-    expect(page.results[1]).toMatchObject({ scope: "FeatureFlag", item_id: String(flag.id), detail: { name: "logged" } });
-    expect(page.results[1].detail.changes).toContainEqual({ type: "FeatureFlag", action: "changed", field: "name", before: "", after: "renamed" });
+    expect(page.results[1]).toMatchObject({
+      scope: "FeatureFlag",
+      item_id: String(flag.id),
+      detail: { name: "logged" },
+    });
+    expect(page.results[1].detail.changes).toContainEqual({
+      type: "FeatureFlag",
+      action: "changed",
+      field: "name",
+      before: "",
+      after: "renamed",
+    });
     expect(page.next).toContain("page=2");
     const second = (await call(page.next.replace("http://edgehog.test", ""))).json;
     expect(second.results.map((e: any) => e.activity)).toEqual(["created"]);
@@ -69,7 +93,9 @@ describe("flag operations", () => {
   it("bulk_keys maps ids to keys", async () => {
     const a = await createFlag({ key: "bulk-a" });
     const b = await createFlag({ key: "bulk-b" });
-    const res = (await call(`${base()}/bulk_keys`, { method: "POST", body: { ids: [a.id, String(b.id), "x", 999999] } })).json;
+    const res = (
+      await call(`${base()}/bulk_keys`, { method: "POST", body: { ids: [a.id, String(b.id), "x", 999999] } })
+    ).json;
     expect(res).toEqual({ keys: { [a.id]: "bulk-a", [b.id]: "bulk-b" }, warning: "Invalid flag IDs ignored: ['x']" });
     expect((await call(`${base()}/bulk_keys`, { method: "POST", body: {} })).json).toEqual({ keys: {} });
     const bad = await call(`${base()}/bulk_keys`, { method: "POST", body: { ids: ["x"] } });
@@ -78,15 +104,32 @@ describe("flag operations", () => {
   });
 
   it("evaluation_reasons and my_flags evaluate with stored data", async () => {
-    await env.DB.prepare("INSERT OR IGNORE INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (?, 'company', 0)").bind(pid).run();
-    await createFlag({ key: "for-company", filters: { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 100 }] } });
+    await env.DB.prepare(
+      "INSERT OR IGNORE INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (?, 'company', 0)",
+    )
+      .bind(pid)
+      .run();
+    await createFlag({
+      key: "for-company",
+      filters: { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 100 }] },
+    });
     await createFlag({ key: "disabled-one", active: false });
     const reasons = (await call(`${base()}/evaluation_reasons?distinct_id=someone`)).json;
-    expect(reasons["for-company"]).toEqual({ value: false, evaluation: { reason: "no_group_type", condition_index: 0, description: "No group type" } });
-    expect(reasons["disabled-one"]).toEqual({ value: false, evaluation: { reason: "disabled", condition_index: null } });
-    const withGroup = (await call(`${base()}/evaluation_reasons?distinct_id=someone&groups=${encodeURIComponent('{"company":"acme"}')}`)).json;
+    expect(reasons["for-company"]).toEqual({
+      value: false,
+      evaluation: { reason: "no_group_type", condition_index: 0, description: "No group type" },
+    });
+    expect(reasons["disabled-one"]).toEqual({
+      value: false,
+      evaluation: { reason: "disabled", condition_index: null },
+    });
+    const withGroup = (
+      await call(`${base()}/evaluation_reasons?distinct_id=someone&groups=${encodeURIComponent('{"company":"acme"}')}`)
+    ).json;
     expect(withGroup["for-company"].value).toBe(true);
-    expect(envelope(await call(`${base()}/evaluation_reasons?distinct_id=x&groups=nope`)).detail).toBe("Invalid JSON in groups parameter");
+    expect(envelope(await call(`${base()}/evaluation_reasons?distinct_id=x&groups=nope`)).detail).toBe(
+      "Invalid JSON in groups parameter",
+    );
     expect(envelope(await call(`${base()}/evaluation_reasons`)).attr).toBe("distinct_id");
     const mine = (await call(`${base()}/my_flags?distinct_id=someone`)).json;
     expect(mine.find((e: any) => e.feature_flag.key === "disabled-one").value).toBe(false);

@@ -55,7 +55,8 @@ describe("flag-vectors.json", () => {
     for (const c of vectors.property_cases as any[]) {
       const now = new Date(c.now ?? "2022-05-01T00:00:00Z");
       const got = matchProperty(c.property, c.person_properties, now);
-      if (got !== serverExpectation(c)) failures.push(`${JSON.stringify(c.property)} ${JSON.stringify(c.person_properties)} → ${got}`);
+      if (got !== serverExpectation(c))
+        failures.push(`${JSON.stringify(c.property)} ${JSON.stringify(c.person_properties)} → ${got}`);
     }
     expect(failures).toEqual([]);
     expect(vectors.property_cases.length).toBe(49);

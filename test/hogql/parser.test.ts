@@ -4,7 +4,12 @@ import { hogqlParser } from "../../src/hogql/parser";
 describe("HogQL parser in workerd", () => {
   it("parses a select into PostHog's AST", async () => {
     const parser = await hogqlParser();
-    const ast = JSON.parse(parser.parseSelect("select event, count() from events where properties.$browser = {variables.b} group by event", true));
+    const ast = JSON.parse(
+      parser.parseSelect(
+        "select event, count() from events where properties.$browser = {variables.b} group by event",
+        true,
+      ),
+    );
     expect(ast.node).toBe("SelectQuery");
     expect(JSON.stringify(ast)).toContain("variables");
   });

@@ -18,7 +18,9 @@ export interface StaticFile {
 }
 
 /** Serves fixed files on an ephemeral loopback port: an origin other than the worker's. */
-export async function serveFiles(files: Record<string, StaticFile>): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveFiles(
+  files: Record<string, StaticFile>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const file = files[new URL(req.url ?? "/", "http://x").pathname];
     if (!file) {
@@ -47,7 +49,9 @@ export function watchPage(page: Page, origin: string) {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
-  page.on("requestfailed", (req) => problems.push(`failed: ${req.method()} ${req.url()} (${req.failure()?.errorText})`));
+  page.on("requestfailed", (req) =>
+    problems.push(`failed: ${req.method()} ${req.url()} (${req.failure()?.errorText})`),
+  );
   page.on("request", (req) => {
     const url = new URL(req.url());
     if (url.origin === origin) requests.push(`${req.method()} ${url.pathname}`);

@@ -22,12 +22,23 @@ async function withClient(options: Record<string, unknown>, use: (client: PostHo
 describe("posthog-node interop", () => {
   it("captures anonymous events, then $identify merges them into the identified person with its properties", async () => {
     await withClient({}, (client) => {
-      client.capture({ distinctId: "anon-node-1", event: "page viewed", properties: { $set: { first_page: "/pricing" } } });
+      client.capture({
+        distinctId: "anon-node-1",
+        event: "page viewed",
+        properties: { $set: { first_page: "/pricing" } },
+      });
       client.capture({ distinctId: "anon-node-1", event: "signup started" });
     });
     await withClient({}, (client) => {
-      client.identify({ distinctId: "user-node-1", properties: { $anon_distinct_id: "anon-node-1", email: "node@example.com" } });
-      client.capture({ distinctId: "user-node-1", event: "signup finished", properties: { $set: { plan: "pro" }, $set_once: { first_plan: "pro" } } });
+      client.identify({
+        distinctId: "user-node-1",
+        properties: { $anon_distinct_id: "anon-node-1", email: "node@example.com" },
+      });
+      client.capture({
+        distinctId: "user-node-1",
+        event: "signup finished",
+        properties: { $set: { plan: "pro" }, $set_once: { first_plan: "pro" } },
+      });
     });
 
     const list = await api(`${persons()}?distinct_id=anon-node-1`);
@@ -39,7 +50,12 @@ describe("posthog-node interop", () => {
     expect(listed.name).toBe("node@example.com");
 
     const person = await api(persons(`${listed.uuid}/`));
-    expect(person.json.properties).toMatchObject({ first_page: "/pricing", email: "node@example.com", plan: "pro", first_plan: "pro" });
+    expect(person.json.properties).toMatchObject({
+      first_page: "/pricing",
+      email: "node@example.com",
+      plan: "pro",
+      first_plan: "pro",
+    });
     const byId = await api(persons(`${person.json.id}/`));
     expect(byId.json.uuid).toBe(listed.uuid);
   });
@@ -47,7 +63,11 @@ describe("posthog-node interop", () => {
   it("setPersonProperties / unsetPersonProperties and alias reach the person (uncompressed too)", async () => {
     await withClient({ disableCompression: true }, (client) => {
       client.capture({ distinctId: "node-2", event: "hello" });
-      client.setPersonProperties({ distinctId: "node-2", properties: { color: "blue", size: 3 }, propertiesOnce: { origin: "node" } });
+      client.setPersonProperties({
+        distinctId: "node-2",
+        properties: { color: "blue", size: 3 },
+        propertiesOnce: { origin: "node" },
+      });
       client.unsetPersonProperties({ distinctId: "node-2", properties: ["size"] });
       client.alias({ distinctId: "node-2", alias: "node-2-alias" });
     });
@@ -60,10 +80,14 @@ describe("posthog-node interop", () => {
     await withClient({}, (client) => {
       client.groupIdentify({ groupType: "company", groupKey: "acme", properties: { name: "Acme" } });
     });
-    const props = encodeURIComponent(JSON.stringify([{ key: "email", value: "node@", operator: "icontains", type: "person" }]));
+    const props = encodeURIComponent(
+      JSON.stringify([{ key: "email", value: "node@", operator: "icontains", type: "person" }]),
+    );
     const filtered = await api(`${persons()}?properties=${props}`);
     expect(filtered.json.results.map((p: any) => p.name)).toEqual(["node@example.com"]);
-    const csv = await fetch(`${workerUrl()}${persons()}?format=csv`, { headers: { authorization: `Bearer ${inject("rootKey")}` } });
+    const csv = await fetch(`${workerUrl()}${persons()}?format=csv`, {
+      headers: { authorization: `Bearer ${inject("rootKey")}` },
+    });
     expect(csv.headers.get("content-type")).toContain("text/csv");
     expect((await csv.text()).split("\r\n")[0]).toContain("properties.email");
   });

@@ -44,7 +44,16 @@ const createFlag = (body: Record<string, unknown>) => createProjectFlag(project.
 
 /** What the browser SDK reports for the given flags: value and (parsed) payload. */
 const flagsInPage = (keys: string[]) =>
-  page.evaluate((keys) => Object.fromEntries(keys.map((k) => [k, { value: window.posthog.getFeatureFlag(k), payload: window.posthog.getFeatureFlagPayload(k) }])), keys);
+  page.evaluate(
+    (keys) =>
+      Object.fromEntries(
+        keys.map((k) => [
+          k,
+          { value: window.posthog.getFeatureFlag(k), payload: window.posthog.getFeatureFlagPayload(k) },
+        ]),
+      ),
+    keys,
+  );
 
 /** The same, asked of `/flags?v=2` from Node; payloads are JSON text there, as in PostHog. */
 async function flagsFromServer(distinctId: string, personProperties: Record<string, unknown>, keys: string[]) {
@@ -54,17 +63,26 @@ async function flagsFromServer(distinctId: string, personProperties: Record<stri
     body: JSON.stringify({ token: project.api_token, distinct_id: distinctId, person_properties: personProperties }),
   });
   expect(res.status).toBe(200);
-  const { flags } = (await res.json()) as { flags: Record<string, { enabled: boolean; variant?: string | null; metadata?: { payload?: string | null } }> };
+  const { flags } = (await res.json()) as {
+    flags: Record<string, { enabled: boolean; variant?: string | null; metadata?: { payload?: string | null } }>;
+  };
   return Object.fromEntries(
     keys.map((k) => {
       const flag = flags[k];
       const payload = flag?.enabled ? flag.metadata?.payload : undefined;
-      return [k, { value: flag ? (flag.variant ?? flag.enabled) : undefined, payload: payload == null ? undefined : JSON.parse(payload) }];
+      return [
+        k,
+        {
+          value: flag ? (flag.variant ?? flag.enabled) : undefined,
+          payload: payload == null ? undefined : JSON.parse(payload),
+        },
+      ];
     }),
   );
 }
 
-const waitForFlagLoads = (count: number) => page.waitForFunction((count) => window.flagLoads.length >= count, count, { timeout: 10_000 });
+const waitForFlagLoads = (count: number) =>
+  page.waitForFunction((count) => window.flagLoads.length >= count, count, { timeout: 10_000 });
 
 describe.skipIf(!chromiumAvailable())("posthog-js in headless Chromium, from another origin", () => {
   beforeAll(async () => {
@@ -72,15 +90,31 @@ describe.skipIf(!chromiumAvailable())("posthog-js in headless Chromium, from ano
     await createFlag({
       key: "checkout-experiment",
       filters: {
-        groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 }],
-        multivariate: { variants: [{ key: "control", rollout_percentage: 34 }, { key: "test", rollout_percentage: 33 }, { key: "holdout", rollout_percentage: 33 }] },
+        groups: [
+          { properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 },
+        ],
+        multivariate: {
+          variants: [
+            { key: "control", rollout_percentage: 34 },
+            { key: "test", rollout_percentage: 33 },
+            { key: "holdout", rollout_percentage: 33 },
+          ],
+        },
         payloads: VARIANT_PAYLOADS,
       },
     });
-    await createFlag({ key: "half-rollout", filters: { groups: [{ properties: [], rollout_percentage: 50 }], payloads: { true: '{"a": 1}' } } });
+    await createFlag({
+      key: "half-rollout",
+      filters: { groups: [{ properties: [], rollout_percentage: 50 }], payloads: { true: '{"a": 1}' } },
+    });
     await createFlag({
       key: "pro-banner",
-      filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 }], payloads: { true: '{"a": 1}' } },
+      filters: {
+        groups: [
+          { properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 },
+        ],
+        payloads: { true: '{"a": 1}' },
+      },
     });
 
     const bundle = readFileSync(createRequire(import.meta.url).resolve("posthog-js/dist/array.js"));
@@ -120,14 +154,18 @@ describe.skipIf(!chromiumAvailable())("posthog-js in headless Chromium, from ano
           request_queue_config: { flush_interval_ms: 250 },
         });
         window.posthog.onFeatureFlags((_flags, _variants, context) => {
-          window.flagLoads.push({ distinctId: window.posthog.get_distinct_id(), errorsLoading: context?.errorsLoading ?? false });
+          window.flagLoads.push({
+            distinctId: window.posthog.get_distinct_id(),
+            errorsLoading: context?.errorsLoading ?? false,
+          });
         });
         return window.posthog.get_distinct_id();
       },
       { token: project.api_token, host: workerUrl() },
     );
     await waitForFlagLoads(1);
-    for (const load of await page.evaluate(() => window.flagLoads)) expect(load).toEqual({ distinctId: anonymousId, errorsLoading: false });
+    for (const load of await page.evaluate(() => window.flagLoads))
+      expect(load).toEqual({ distinctId: anonymousId, errorsLoading: false });
     // Anonymous, without a plan: only the rollout can be on, and it agrees with the worker.
     expect(await flagsInPage(FLAGS)).toEqual(await flagsFromServer(anonymousId, {}, FLAGS));
     expect(await flagsInPage(["pro-banner"])).toEqual({ "pro-banner": { value: false, payload: undefined } });
@@ -146,7 +184,8 @@ describe.skipIf(!chromiumAvailable())("posthog-js in headless Chromium, from ano
       { user: USER, properties: PERSON_PROPERTIES },
     );
     await waitForFlagLoads(loads + 1);
-    for (const load of (await page.evaluate(() => window.flagLoads)).slice(loads)) expect(load).toEqual({ distinctId: USER, errorsLoading: false });
+    for (const load of (await page.evaluate(() => window.flagLoads)).slice(loads))
+      expect(load).toEqual({ distinctId: USER, errorsLoading: false });
 
     const inPage = await flagsInPage(FLAGS);
     expect(inPage).toEqual(await flagsFromServer(USER, PERSON_PROPERTIES, FLAGS));
@@ -169,8 +208,12 @@ describe.skipIf(!chromiumAvailable())("posthog-js in headless Chromium, from ano
     expect(person?.distinct_ids.sort()).toEqual([USER, anonymousId].sort());
     expect(person?.is_identified).toBe(true);
     expect(person?.properties).toMatchObject({ plan: "pro", cart_size: 3 });
-    const byAnonymousId = await api(`/api/environments/${project.id}/persons/?distinct_id=${encodeURIComponent(anonymousId)}`);
-    expect(byAnonymousId.json.results.map((p: { distinct_ids: string[] }) => p.distinct_ids.sort())).toEqual([[USER, anonymousId].sort()]);
+    const byAnonymousId = await api(
+      `/api/environments/${project.id}/persons/?distinct_id=${encodeURIComponent(anonymousId)}`,
+    );
+    expect(byAnonymousId.json.results.map((p: { distinct_ids: string[] }) => p.distinct_ids.sort())).toEqual([
+      [USER, anonymousId].sort(),
+    ]);
   });
 
   it("nothing failed on the way: no CORS or console error, no failed request, no HTTP error from the worker", async () => {

@@ -9,16 +9,56 @@ import { expected, personWith, type SeededPerson, uuidsOf } from "./fixtures";
  */
 let projectId: number;
 const c: Record<string, SeededPerson> = {};
-const STEPS = encodeURIComponent(JSON.stringify([{ id: "A", type: "events" }, { id: "B", type: "events" }]));
-const BASE = () => `/api/environments/${projectId}/persons/funnel/correlation/?events=${STEPS}&date_from=2024-01-01&date_to=2024-01-31`;
+const STEPS = encodeURIComponent(
+  JSON.stringify([
+    { id: "A", type: "events" },
+    { id: "B", type: "events" },
+  ]),
+);
+const BASE = () =>
+  `/api/environments/${projectId}/persons/funnel/correlation/?events=${STEPS}&date_from=2024-01-01&date_to=2024-01-31`;
 
 beforeAll(async () => {
   projectId = (await createProject()).id;
-  c.c1 = await personWith(projectId, [["A", "2024-01-02T10:00:00Z"], ["X", "2024-01-02T10:05:00Z"], ["B", "2024-01-02T10:10:00Z"]], { properties: { plan: "pro" } });
-  c.c2 = await personWith(projectId, [["A", "2024-01-03T10:00:00Z"], ["X", "2024-01-03T10:05:00Z"], ["B", "2024-01-03T10:10:00Z"]], { properties: { plan: "free" } });
-  c.c3 = await personWith(projectId, [["A", "2024-01-04T10:00:00Z"], ["Y", "2024-01-05T10:00:00Z"]], { properties: { plan: "pro" } });
-  c.c4 = await personWith(projectId, [["A", "2024-01-05T10:00:00Z"], ["X", "2024-01-06T10:00:00Z"]], { properties: { plan: "free" } });
-  c.c5 = await personWith(projectId, [["A", "2024-01-06T10:00:00Z"], ["B", "2024-01-06T10:10:00Z"], ["X", "2024-01-06T11:00:00Z"]]);
+  c.c1 = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["X", "2024-01-02T10:05:00Z"],
+      ["B", "2024-01-02T10:10:00Z"],
+    ],
+    { properties: { plan: "pro" } },
+  );
+  c.c2 = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-03T10:00:00Z"],
+      ["X", "2024-01-03T10:05:00Z"],
+      ["B", "2024-01-03T10:10:00Z"],
+    ],
+    { properties: { plan: "free" } },
+  );
+  c.c3 = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-04T10:00:00Z"],
+      ["Y", "2024-01-05T10:00:00Z"],
+    ],
+    { properties: { plan: "pro" } },
+  );
+  c.c4 = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-05T10:00:00Z"],
+      ["X", "2024-01-06T10:00:00Z"],
+    ],
+    { properties: { plan: "free" } },
+  );
+  c.c5 = await personWith(projectId, [
+    ["A", "2024-01-06T10:00:00Z"],
+    ["B", "2024-01-06T10:10:00Z"],
+    ["X", "2024-01-06T11:00:00Z"],
+  ]);
 });
 
 const get = async (query: string) => {
@@ -26,7 +66,8 @@ const get = async (query: string) => {
   expect(res.status, res.text).toBe(200);
   return res.json;
 };
-const entity = (id: string) => `funnel_correlation_person_entity=${encodeURIComponent(JSON.stringify({ id, type: "events" }))}`;
+const entity = (id: string) =>
+  `funnel_correlation_person_entity=${encodeURIComponent(JSON.stringify({ id, type: "events" }))}`;
 
 describe("funnel correlation actors", () => {
   it("lists converted or dropped-off persons who did the event during their attempt", async () => {
@@ -66,7 +107,9 @@ describe("funnel correlation actors", () => {
 
   it("returns the person properties correlation table", async () => {
     const names = encodeURIComponent(JSON.stringify(["plan"]));
-    const body = await get(`include_correlation=true&funnel_correlation_type=properties&funnel_correlation_names=${names}`);
+    const body = await get(
+      `include_correlation=true&funnel_correlation_type=properties&funnel_correlation_names=${names}`,
+    );
     const byName = Object.fromEntries(body.correlation.events.map((r: any) => [r.event.event, r]));
     // pro: c1 converted, c3 dropped: ((1+1)(2-1+1)) / ((3-1+1)(1+1)) = 4/6.
     expect(byName["plan::pro"]).toMatchObject({ success_count: 1, failure_count: 1, correlation_type: "failure" });
@@ -78,7 +121,10 @@ describe("funnel correlation actors", () => {
     const res = await call(`/api/environments/${projectId}/persons/funnel/correlation/`, {
       method: "POST",
       body: {
-        events: [{ id: "A", type: "events" }, { id: "B", type: "events" }],
+        events: [
+          { id: "A", type: "events" },
+          { id: "B", type: "events" },
+        ],
         date_from: "2024-01-01",
         date_to: "2024-01-31",
         funnel_correlation_person_entity: { id: "Y", type: "events" },
@@ -95,7 +141,13 @@ describe("funnel correlation: the attempt PostHog keeps", () => {
   it("counts events from the latest start that reached the final step first", async () => {
     const project = (await createProject()).id;
     // Both A's reach B at 12:00; PostHog carries the later start (11:00), so Z at 10:30 is before the attempt.
-    await personWith(project, [["A", "2024-01-07T10:00:00Z"], ["Z", "2024-01-07T10:30:00Z"], ["A", "2024-01-07T11:00:00Z"], ["W", "2024-01-07T11:30:00Z"], ["B", "2024-01-07T12:00:00Z"]]);
+    await personWith(project, [
+      ["A", "2024-01-07T10:00:00Z"],
+      ["Z", "2024-01-07T10:30:00Z"],
+      ["A", "2024-01-07T11:00:00Z"],
+      ["W", "2024-01-07T11:30:00Z"],
+      ["B", "2024-01-07T12:00:00Z"],
+    ]);
     const base = `/api/environments/${project}/persons/funnel/correlation/?events=${STEPS}&date_from=2024-01-01&date_to=2024-01-31`;
     const z = await call(`${base}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"Z"}')}`);
     expect(z.json.results[0].count).toBe(0);
@@ -109,14 +161,42 @@ describe("correlation bounds of a person who stopped at an intermediate step", (
   // who never reached it, by first step + conversion window: never by an intermediate step's time.
   let other: number;
   const d: Record<string, SeededPerson> = {};
-  const THREE = encodeURIComponent(JSON.stringify([{ id: "A", type: "events" }, { id: "B", type: "events" }, { id: "C", type: "events" }]));
+  const THREE = encodeURIComponent(
+    JSON.stringify([
+      { id: "A", type: "events" },
+      { id: "B", type: "events" },
+      { id: "C", type: "events" },
+    ]),
+  );
   beforeAll(async () => {
     other = (await createProject()).id;
-    d.afterSecond = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-03T10:00:00Z"]]);
-    d.afterWindow = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-20T10:00:00Z"]]);
-    d.afterLast = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["C", "2024-01-02T12:00:00Z"], ["X", "2024-01-02T13:00:00Z"]]);
-    d.beforeLast = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["X", "2024-01-02T11:30:00Z"], ["C", "2024-01-02T12:00:00Z"]]);
-    d.unorderedDrop = await personWith(other, [["B", "2024-01-04T10:00:00Z"], ["A", "2024-01-04T11:00:00Z"], ["X", "2024-01-05T10:00:00Z"]]);
+    d.afterSecond = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["B", "2024-01-02T11:00:00Z"],
+      ["X", "2024-01-03T10:00:00Z"],
+    ]);
+    d.afterWindow = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["B", "2024-01-02T11:00:00Z"],
+      ["X", "2024-01-20T10:00:00Z"],
+    ]);
+    d.afterLast = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["B", "2024-01-02T11:00:00Z"],
+      ["C", "2024-01-02T12:00:00Z"],
+      ["X", "2024-01-02T13:00:00Z"],
+    ]);
+    d.beforeLast = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["B", "2024-01-02T11:00:00Z"],
+      ["X", "2024-01-02T11:30:00Z"],
+      ["C", "2024-01-02T12:00:00Z"],
+    ]);
+    d.unorderedDrop = await personWith(other, [
+      ["B", "2024-01-04T10:00:00Z"],
+      ["A", "2024-01-04T11:00:00Z"],
+      ["X", "2024-01-05T10:00:00Z"],
+    ]);
   });
   const persons = async (query: string) => {
     const url = `/api/environments/${other}/persons/funnel/correlation/?events=${THREE}&date_from=2024-01-01&date_to=2024-01-31&${entity("X")}&${query}`;
@@ -126,10 +206,16 @@ describe("correlation bounds of a person who stopped at an intermediate step", (
   };
 
   it("counts a dropped person's events up to the end of the conversion window", async () => {
-    expect(await persons("funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop));
+    expect(await persons("funnel_correlation_person_converted=false")).toEqual(
+      expected(d.afterSecond, d.unorderedDrop),
+    );
     expect(await persons("funnel_correlation_person_converted=true")).toEqual(expected(d.beforeLast));
     // Strict: X between B and C breaks beforeLast's funnel at step 2, so X counts for a dropped person.
-    expect(await persons("funnel_order_type=strict&funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop, d.beforeLast));
-    expect(await persons("funnel_order_type=unordered&funnel_correlation_person_converted=false")).toEqual(expected(d.afterSecond, d.unorderedDrop));
+    expect(await persons("funnel_order_type=strict&funnel_correlation_person_converted=false")).toEqual(
+      expected(d.afterSecond, d.unorderedDrop, d.beforeLast),
+    );
+    expect(await persons("funnel_order_type=unordered&funnel_correlation_person_converted=false")).toEqual(
+      expected(d.afterSecond, d.unorderedDrop),
+    );
   });
 });

@@ -36,7 +36,15 @@ export async function seedEvents(projectId: number, person: SeededPerson, list: 
     list.map(([event, timestamp, properties]) =>
       env.DB.prepare(
         `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ).bind(projectId, crypto.randomUUID(), event, person.distinctId, person.id, JSON.stringify(properties ?? {}), new Date(timestamp).toISOString()),
+      ).bind(
+        projectId,
+        crypto.randomUUID(),
+        event,
+        person.distinctId,
+        person.id,
+        JSON.stringify(properties ?? {}),
+        new Date(timestamp).toISOString(),
+      ),
     ),
   );
 }
@@ -49,5 +57,6 @@ export async function personWith(projectId: number, list: EventSpec[], opts: Par
 }
 
 /** The uuids of an actors response, sorted, for set comparison. */
-export const uuidsOf = (body: any): string[] => (body.results[0].people as { uuid: string }[]).map((p) => p.uuid).sort();
+export const uuidsOf = (body: any): string[] =>
+  (body.results[0].people as { uuid: string }[]).map((p) => p.uuid).sort();
 export const expected = (...persons: SeededPerson[]) => persons.map((p) => p.uuid).sort();

@@ -115,11 +115,14 @@ function bucketsFromReference(reached: (events: Ev[]) => number, n: number) {
 }
 
 /** Ties between different events with no step of their own are where strict mode is order-dependent. */
-const strictSafe = (events: Ev[]) => events.every((e, i) => i === 0 || events[i - 1].ts !== e.ts || events[i - 1].name === e.name);
+const strictSafe = (events: Ev[]) =>
+  events.every((e, i) => i === 0 || events[i - 1].ts !== e.ts || events[i - 1].name === e.name);
 
 describe("funnel actors match an independent re-statement of PostHog's UDF", () => {
   it("ordered A → B → C", async () => {
-    expect(await bucketsFromApi(["A", "B", "C"], "ordered")).toEqual(bucketsFromReference((e) => referenceOrdered(e, ["A", "B", "C"], false), 3));
+    expect(await bucketsFromApi(["A", "B", "C"], "ordered")).toEqual(
+      bucketsFromReference((e) => referenceOrdered(e, ["A", "B", "C"], false), 3),
+    );
   });
 
   it("ordered with a repeated step A → A → B (persons without mixed-event timestamp ties)", async () => {
@@ -127,14 +130,20 @@ describe("funnel actors match an independent re-statement of PostHog's UDF", () 
     // ascending order, which can restart the funnel at A instead of advancing it (we advance):
     // a documented difference, so those persons are left out here.
     const api = await bucketsFromApi(["A", "A", "B"], "ordered");
-    const safe = new Set(people.filter((p) => strictSafe(p.events.filter((e) => e.name !== "C" && e.name !== "X"))).map((p) => p.person.uuid));
+    const safe = new Set(
+      people
+        .filter((p) => strictSafe(p.events.filter((e) => e.name !== "C" && e.name !== "X")))
+        .map((p) => p.person.uuid),
+    );
     expect(safe.size).toBeGreaterThan(10);
     const reference = bucketsFromReference((e) => referenceOrdered(e, ["A", "A", "B"], false), 3);
     expect(api.map((b) => b.filter((u) => safe.has(u)))).toEqual(reference.map((b) => b.filter((u) => safe.has(u))));
   });
 
   it("unordered A, B, C", async () => {
-    expect(await bucketsFromApi(["A", "B", "C"], "unordered")).toEqual(bucketsFromReference((e) => referenceUnordered(e, ["A", "B", "C"]), 3));
+    expect(await bucketsFromApi(["A", "B", "C"], "unordered")).toEqual(
+      bucketsFromReference((e) => referenceUnordered(e, ["A", "B", "C"]), 3),
+    );
   });
 
   it("strict A → B → C (persons without mixed-event timestamp ties)", async () => {

@@ -20,48 +20,94 @@ beforeAll(async () => {
   const ch = { $browser: "Chrome" };
   const ff = { $browser: "Firefox" };
   // ordered 3, strict 3, unordered 3
-  p.full = await personWith(projectId, [["A", "2024-01-02T10:00:00Z", ch], ["B", "2024-01-02T11:00:00Z"], ["C", "2024-01-02T12:00:00Z"]], { properties: { plan: "pro" } });
+  p.full = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-02T10:00:00Z", ch],
+      ["B", "2024-01-02T11:00:00Z"],
+      ["C", "2024-01-02T12:00:00Z"],
+    ],
+    { properties: { plan: "pro" } },
+  );
   // ordered 2, strict 2, unordered 2
-  p.two = await personWith(projectId, [["A", "2024-01-03T10:00:00Z", ff], ["B", "2024-01-04T10:00:00Z"]], { properties: { plan: "free" } });
+  p.two = await personWith(
+    projectId,
+    [
+      ["A", "2024-01-03T10:00:00Z", ff],
+      ["B", "2024-01-04T10:00:00Z"],
+    ],
+    { properties: { plan: "free" } },
+  );
   // 1 everywhere
   p.one = await personWith(projectId, [["A", "2024-01-05T10:00:00Z", ch]]);
   // B before A: ordered 1, strict 1, unordered 2
-  p.reversed = await personWith(projectId, [["B", "2024-01-05T10:00:00Z"], ["A", "2024-01-06T10:00:00Z", ff]]);
+  p.reversed = await personWith(projectId, [
+    ["B", "2024-01-05T10:00:00Z"],
+    ["A", "2024-01-06T10:00:00Z", ff],
+  ]);
   // B exactly 14 days after A is inside the window; C 1 ms later is not: 2 everywhere
-  p.edge = await personWith(projectId, [["A", "2024-01-01T00:00:00.000Z"], ["B", "2024-01-15T00:00:00.000Z"], ["C", "2024-01-15T00:00:00.001Z"]]);
+  p.edge = await personWith(projectId, [
+    ["A", "2024-01-01T00:00:00.000Z"],
+    ["B", "2024-01-15T00:00:00.000Z"],
+    ["C", "2024-01-15T00:00:00.001Z"],
+  ]);
   // another event between A and B: ordered 2, strict 1, unordered 2
-  p.interrupted = await personWith(projectId, [["A", "2024-01-10T10:00:00Z"], ["X", "2024-01-10T10:01:00Z"], ["B", "2024-01-10T10:02:00Z"]]);
+  p.interrupted = await personWith(projectId, [
+    ["A", "2024-01-10T10:00:00Z"],
+    ["X", "2024-01-10T10:01:00Z"],
+    ["B", "2024-01-10T10:02:00Z"],
+  ]);
   // A and B share a timestamp: ordered 2, strict 2, unordered 2
-  p.tied = await personWith(projectId, [["A", "2024-01-11T10:00:00Z"], ["B", "2024-01-11T10:00:00Z"]]);
+  p.tied = await personWith(projectId, [
+    ["A", "2024-01-11T10:00:00Z"],
+    ["B", "2024-01-11T10:00:00Z"],
+  ]);
   // the first attempt times out, the second converts to B: best attempt 2 everywhere
-  p.retry = await personWith(projectId, [["A", "2024-01-01T09:00:00Z"], ["A", "2024-01-18T09:00:00Z"], ["B", "2024-01-20T09:00:00Z"]]);
+  p.retry = await personWith(projectId, [
+    ["A", "2024-01-01T09:00:00Z"],
+    ["A", "2024-01-18T09:00:00Z"],
+    ["B", "2024-01-20T09:00:00Z"],
+  ]);
   // A before the range: not in ordered/strict funnels; unordered counts B alone (1)
-  p.early = await personWith(projectId, [["A", "2023-12-31T10:00:00Z"], ["B", "2024-01-02T10:00:00Z"]]);
+  p.early = await personWith(projectId, [
+    ["A", "2023-12-31T10:00:00Z"],
+    ["B", "2024-01-02T10:00:00Z"],
+  ]);
 });
 
 const funnel = async (query: string) => {
-  const res = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&${query}`);
+  const res = await call(
+    `/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&${query}`,
+  );
   expect(res.status, res.text).toBe(200);
   return res.json;
 };
 
 describe("funnel actors: ordered", () => {
   it("funnel_step N lists persons who reached step N or further", async () => {
-    expect(uuidsOf(await funnel("funnel_step=1"))).toEqual(expected(p.full, p.two, p.one, p.reversed, p.edge, p.interrupted, p.tied, p.retry));
-    expect(uuidsOf(await funnel("funnel_step=2"))).toEqual(expected(p.full, p.two, p.edge, p.interrupted, p.tied, p.retry));
+    expect(uuidsOf(await funnel("funnel_step=1"))).toEqual(
+      expected(p.full, p.two, p.one, p.reversed, p.edge, p.interrupted, p.tied, p.retry),
+    );
+    expect(uuidsOf(await funnel("funnel_step=2"))).toEqual(
+      expected(p.full, p.two, p.edge, p.interrupted, p.tied, p.retry),
+    );
     expect(uuidsOf(await funnel("funnel_step=3"))).toEqual(expected(p.full));
   });
 
   it("funnel_step -N lists persons who reached step N-1 but not step N", async () => {
     expect(uuidsOf(await funnel("funnel_step=-2"))).toEqual(expected(p.one, p.reversed));
     expect(uuidsOf(await funnel("funnel_step=-3"))).toEqual(expected(p.two, p.edge, p.interrupted, p.tied, p.retry));
-    const minusOne = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&funnel_step=-1`);
+    const minusOne = await call(
+      `/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&funnel_step=-1`,
+    );
     expect(minusOne.status).toBe(400);
     expect(envelope(minusOne).detail).toMatch(/^The first valid drop-off argument for funnelStep is -2/);
   });
 
   it("funnel_custom_steps selects persons whose furthest step is listed", async () => {
-    expect(uuidsOf(await funnel(`funnel_custom_steps=${encodeURIComponent("[1,3]")}`))).toEqual(expected(p.full, p.one, p.reversed));
+    expect(uuidsOf(await funnel(`funnel_custom_steps=${encodeURIComponent("[1,3]")}`))).toEqual(
+      expected(p.full, p.one, p.reversed),
+    );
   });
 
   it("answers PostHog's envelope with list-shaped persons", async () => {
@@ -71,7 +117,13 @@ describe("funnel actors: ordered", () => {
     expect(body.missing_persons).toBe(0);
     expect(body.results[0].count).toBe(1);
     const person = body.results[0].people[0];
-    expect(person).toMatchObject({ type: "person", id: p.full.uuid, uuid: p.full.uuid, is_identified: true, properties: { plan: "pro" } });
+    expect(person).toMatchObject({
+      type: "person",
+      id: p.full.uuid,
+      uuid: p.full.uuid,
+      is_identified: true,
+      properties: { plan: "pro" },
+    });
     expect(person.distinct_ids).toEqual([p.full.distinctId]);
     expect(person.matched_recordings).toEqual([]);
     expect(person.value_at_data_point).toBeNull();
@@ -83,8 +135,12 @@ describe("funnel actors: ordered", () => {
       expected(p.full, p.two, p.interrupted, p.tied),
     );
     // Exactly 1 hour from A to B still converts; 2 hours from A to C does not.
-    expect(uuidsOf(await funnel("funnel_step=3&funnel_window_interval=1&funnel_window_interval_unit=hour"))).toEqual([]);
-    expect(uuidsOf(await funnel("funnel_step=3&funnel_window_interval=120&funnel_window_interval_unit=minute"))).toEqual(expected(p.full));
+    expect(uuidsOf(await funnel("funnel_step=3&funnel_window_interval=1&funnel_window_interval_unit=hour"))).toEqual(
+      [],
+    );
+    expect(
+      uuidsOf(await funnel("funnel_step=3&funnel_window_interval=120&funnel_window_interval_unit=minute")),
+    ).toEqual(expected(p.full));
   });
 
   it("pages with limit/offset and a next link", async () => {
@@ -112,8 +168,12 @@ describe("funnel actors: ordered", () => {
 
 describe("funnel actors: strict and unordered", () => {
   it("strict: the next event of the person must be the next step", async () => {
-    expect(uuidsOf(await funnel("funnel_order_type=strict&funnel_step=2"))).toEqual(expected(p.full, p.two, p.edge, p.tied, p.retry));
-    expect(uuidsOf(await funnel("funnel_order_type=strict&funnel_step=-2"))).toEqual(expected(p.one, p.reversed, p.interrupted));
+    expect(uuidsOf(await funnel("funnel_order_type=strict&funnel_step=2"))).toEqual(
+      expected(p.full, p.two, p.edge, p.tied, p.retry),
+    );
+    expect(uuidsOf(await funnel("funnel_order_type=strict&funnel_step=-2"))).toEqual(
+      expected(p.one, p.reversed, p.interrupted),
+    );
   });
 
   it("unordered: steps in any order within the window", async () => {
@@ -128,10 +188,17 @@ describe("funnel actors: strict and unordered", () => {
 describe("funnel actors: filters and breakdowns", () => {
   it("applies step property filters", async () => {
     const steps = JSON.stringify([
-      { id: "A", type: "events", order: 0, properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] },
+      {
+        id: "A",
+        type: "events",
+        order: 0,
+        properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }],
+      },
       { id: "B", type: "events", order: 1 },
     ]);
-    const res = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(steps)}&${RANGE}&funnel_step=1`);
+    const res = await call(
+      `/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(steps)}&${RANGE}&funnel_step=1`,
+    );
     expect(uuidsOf(res.json)).toEqual(expected(p.full, p.one));
   });
 
@@ -143,22 +210,36 @@ describe("funnel actors: filters and breakdowns", () => {
   it("applies every operator of the shared property matcher, and cohort filters", async () => {
     const icontains = JSON.stringify([{ key: "$browser", value: "chro", operator: "icontains", type: "event" }]);
     // A global event filter applies to every step: only A events carry $browser, so nobody passes step 1.
-    expect(uuidsOf(await funnel(`funnel_step=1&properties=${encodeURIComponent(icontains)}`))).toEqual(expected(p.full, p.one));
+    expect(uuidsOf(await funnel(`funnel_step=1&properties=${encodeURIComponent(icontains)}`))).toEqual(
+      expected(p.full, p.one),
+    );
     expect(uuidsOf(await funnel(`funnel_step=2&properties=${encodeURIComponent(icontains)}`))).toEqual([]);
     const dynamic = await call(`/api/projects/${projectId}/cohorts/`, {
       method: "POST",
-      body: { name: "free", filters: { properties: { type: "AND", values: [{ key: "plan", value: "free", type: "person" }] } } },
+      body: {
+        name: "free",
+        filters: { properties: { type: "AND", values: [{ key: "plan", value: "free", type: "person" }] } },
+      },
     });
-    const picked = await call(`/api/projects/${projectId}/cohorts/`, { method: "POST", body: { name: "picked", is_static: true, person_ids: [p.tied.id, p.retry.id] } });
+    const picked = await call(`/api/projects/${projectId}/cohorts/`, {
+      method: "POST",
+      body: { name: "picked", is_static: true, person_ids: [p.tied.id, p.retry.id] },
+    });
     expect([dynamic.status, picked.status]).toEqual([201, 201]);
     const inCohort = (id: number) => encodeURIComponent(JSON.stringify([{ type: "cohort", key: "id", value: id }]));
     expect(uuidsOf(await funnel(`funnel_step=2&properties=${inCohort(dynamic.json.id)}`))).toEqual(expected(p.two));
-    expect(uuidsOf(await funnel(`funnel_step=2&properties=${inCohort(picked.json.id)}`))).toEqual(expected(p.tied, p.retry));
+    expect(uuidsOf(await funnel(`funnel_step=2&properties=${inCohort(picked.json.id)}`))).toEqual(
+      expected(p.tied, p.retry),
+    );
   });
 
   it("breaks down by the first step event's property (first touch)", async () => {
-    expect(uuidsOf(await funnel("funnel_step=1&breakdown=$browser&funnel_step_breakdown=Chrome"))).toEqual(expected(p.full, p.one));
-    expect(uuidsOf(await funnel("funnel_step=2&breakdown=%5B%22%24browser%22%5D&funnel_step_breakdown=Firefox"))).toEqual(expected(p.two));
+    expect(uuidsOf(await funnel("funnel_step=1&breakdown=$browser&funnel_step_breakdown=Chrome"))).toEqual(
+      expected(p.full, p.one),
+    );
+    expect(
+      uuidsOf(await funnel("funnel_step=2&breakdown=%5B%22%24browser%22%5D&funnel_step_breakdown=Firefox")),
+    ).toEqual(expected(p.two));
     // No value on any step event: the empty breakdown value.
     expect(uuidsOf(await funnel("funnel_step=3&breakdown=$browser&funnel_step_breakdown=%22%22"))).toEqual([]);
     expect(uuidsOf(await funnel("funnel_step=2&breakdown=$browser&funnel_step_breakdown="))).toEqual(
@@ -167,7 +248,9 @@ describe("funnel actors: filters and breakdowns", () => {
   });
 
   it("breaks down by a person property", async () => {
-    expect(uuidsOf(await funnel("funnel_step=1&breakdown=plan&breakdown_type=person&funnel_step_breakdown=pro"))).toEqual(expected(p.full));
+    expect(
+      uuidsOf(await funnel("funnel_step=1&breakdown=plan&breakdown_type=person&funnel_step_breakdown=pro")),
+    ).toEqual(expected(p.full));
   });
 });
 
@@ -176,22 +259,41 @@ describe("funnel actors: list breakdowns and custom steps", () => {
   const q: Record<string, SeededPerson> = {};
   beforeAll(async () => {
     other = (await createProject()).id;
-    q.chrome95 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }], ["B", "2024-01-02T11:00:00Z"]], {
-      properties: { plan: "pro" },
-    });
-    q.chrome96 = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: "96" }], ["B", "2024-01-02T11:00:00Z"]]);
+    q.chrome95 = await personWith(
+      other,
+      [
+        ["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }],
+        ["B", "2024-01-02T11:00:00Z"],
+      ],
+      {
+        properties: { plan: "pro" },
+      },
+    );
+    q.chrome96 = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z", { $browser: "Chrome", $browser_version: "96" }],
+      ["B", "2024-01-02T11:00:00Z"],
+    ]);
     // The first step event with any of the properties set gives the whole list: ["Firefox", ""].
-    q.firefox = await personWith(other, [["A", "2024-01-02T10:00:00Z", { $browser: "Firefox" }], ["B", "2024-01-02T11:00:00Z", { $browser_version: 95 }]]);
+    q.firefox = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z", { $browser: "Firefox" }],
+      ["B", "2024-01-02T11:00:00Z", { $browser_version: 95 }],
+    ]);
     // No step event has either property: the empty list.
-    q.none = await personWith(other, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"]]);
+    q.none = await personWith(other, [
+      ["A", "2024-01-02T10:00:00Z"],
+      ["B", "2024-01-02T11:00:00Z"],
+    ]);
     q.stopped = await personWith(other, [["A", "2024-01-03T10:00:00Z", { $browser: "Chrome", $browser_version: 95 }]]);
   });
   const drill = async (query: string) => {
-    const res = await call(`/api/environments/${other}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&${query}`);
+    const res = await call(
+      `/api/environments/${other}/persons/funnel/?events=${encodeURIComponent(STEPS)}&${RANGE}&${query}`,
+    );
     expect(res.status, res.text).toBe(200);
     return uuidsOf(res.json);
   };
-  const list = (value: unknown) => `breakdown=${encodeURIComponent('["$browser","$browser_version"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`;
+  const list = (value: unknown) =>
+    `breakdown=${encodeURIComponent('["$browser","$browser_version"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`;
 
   it("selects persons by the list of values, numbers compared as text", async () => {
     expect(await drill(`funnel_step=2&${list(["Chrome", "95"])}`)).toEqual(expected(q.chrome95));
@@ -201,12 +303,16 @@ describe("funnel actors: list breakdowns and custom steps", () => {
     expect(await drill(`funnel_step=2&${list([])}`)).toEqual(expected(q.none));
     expect(await drill(`funnel_step=2&${list(["Chrome"])}`)).toEqual([]);
     // A number on its own is cut to an integer, as PostHog's str(int(value)).
-    expect(await drill("funnel_step=2&breakdown=$browser_version&funnel_step_breakdown=95.7")).toEqual(expected(q.chrome95, q.firefox));
+    expect(await drill("funnel_step=2&breakdown=$browser_version&funnel_step_breakdown=95.7")).toEqual(
+      expected(q.chrome95, q.firefox),
+    );
   });
 
   it("breaks down by a list of person properties, the empty list when none is set", async () => {
     const persons = (value: unknown) =>
-      drill(`funnel_step=2&breakdown_type=person&breakdown=${encodeURIComponent('["plan","tier"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`);
+      drill(
+        `funnel_step=2&breakdown_type=person&breakdown=${encodeURIComponent('["plan","tier"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`,
+      );
     expect(await persons(["pro", ""])).toEqual(expected(q.chrome95));
     expect(await persons([])).toEqual(expected(q.chrome96, q.firefox, q.none));
   });
@@ -221,12 +327,18 @@ describe("funnel actors: list breakdowns and custom steps", () => {
 
 describe("funnel actors: errors and access", () => {
   it("refuses actions, bad steps, dates and JSON in the envelope", async () => {
-    const actions = await call(`/api/environments/${projectId}/persons/funnel/?actions=${encodeURIComponent('[{"id":1,"type":"actions"}]')}&funnel_step=1`);
+    const actions = await call(
+      `/api/environments/${projectId}/persons/funnel/?actions=${encodeURIComponent('[{"id":1,"type":"actions"}]')}&funnel_step=1`,
+    );
     expect(actions.status).toBe(400);
     expect(envelope(actions).detail).toMatch(/Actions are not supported/);
-    const step0 = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&funnel_step=0`);
+    const step0 = await call(
+      `/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&funnel_step=0`,
+    );
     expect(envelope(step0).attr).toBe("funnel_step");
-    const badDate = await call(`/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&funnel_step=1&date_from=yesterday`);
+    const badDate = await call(
+      `/api/environments/${projectId}/persons/funnel/?events=${encodeURIComponent(STEPS)}&funnel_step=1&date_from=yesterday`,
+    );
     expect(envelope(badDate).attr).toBe("date_from");
     const badJson = await call(`/api/environments/${projectId}/persons/funnel/?events=[oops&funnel_step=1`);
     expect(badJson.status).toBe(400);
@@ -235,7 +347,10 @@ describe("funnel actors: errors and access", () => {
 
   it("accepts a personal key with person:read under both prefixes", async () => {
     const key = await createKey(["person:read"]);
-    const res = await call(`/api/projects/${projectId}/persons/funnel?events=${encodeURIComponent(STEPS)}&${RANGE}&funnel_step=3`, { key });
+    const res = await call(
+      `/api/projects/${projectId}/persons/funnel?events=${encodeURIComponent(STEPS)}&${RANGE}&funnel_step=3`,
+      { key },
+    );
     expect(res.status, res.text).toBe(200);
     expect(uuidsOf(res.json)).toEqual(expected(p.full));
   });

@@ -8,7 +8,12 @@ import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtur
  * distinct-day count for stickiness, over local days taken from Intl's en-CA date format.
  */
 const ZONE = "America/New_York";
-const localDay = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+const localDay = new Intl.DateTimeFormat("en-CA", {
+  timeZone: ZONE,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+});
 const dayOf = (ms: number) => localDay.format(new Date(ms));
 const shift = (day: string, n: number) => {
   const [y, m, d] = day.split("-").map(Number);
@@ -30,10 +35,17 @@ beforeAll(async () => {
   projectId = (await createProject(undefined, ZONE)).id;
   for (let p = 0; p < 60; p++) {
     const created = Date.parse("2024-03-01T00:00:00Z") + Math.floor(rand() * 16 * 24) * 3_600_000;
-    const times = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => created + Math.floor(rand() * 10 * 24 * 60) * 60_000).sort((a, b) => a - b);
+    const times = Array.from(
+      { length: 1 + Math.floor(rand() * 8) },
+      () => created + Math.floor(rand() * 10 * 24 * 60) * 60_000,
+    ).sort((a, b) => a - b);
     const specs: EventSpec[] = times.map((t) => [rand() < 0.85 ? "pageview" : "other", new Date(t).toISOString()]);
     const kept = times.filter((_, i) => specs[i][0] === "pageview");
-    people.push({ person: await personWith(projectId, specs, { createdAt: new Date(created).toISOString() }), times: kept, created });
+    people.push({
+      person: await personWith(projectId, specs, { createdAt: new Date(created).toISOString() }),
+      times: kept,
+      created,
+    });
   }
 });
 
@@ -58,9 +70,14 @@ describe("lifecycle and stickiness match an independent computation", () => {
     let nonEmpty = 0;
     for (let day = FROM; day <= TO; day = shift(day, 1)) {
       for (const type of ["new", "returning", "resurrecting", "dormant"]) {
-        const res = await call(`/api/environments/${projectId}/persons/lifecycle/?events=${events}&date_from=${FROM}&date_to=${TO}&target_date=${day}&lifecycle_type=${type}&limit=1000`);
+        const res = await call(
+          `/api/environments/${projectId}/persons/lifecycle/?events=${events}&date_from=${FROM}&date_to=${TO}&target_date=${day}&lifecycle_type=${type}&limit=1000`,
+        );
         expect(res.status, res.text).toBe(200);
-        const want = statuses.filter((s) => s.by.get(day) === type).map((s) => s.uuid).sort();
+        const want = statuses
+          .filter((s) => s.by.get(day) === type)
+          .map((s) => s.uuid)
+          .sort();
         if (want.length) nonEmpty++;
         expect(uuidsOf(res.json), `${day} ${type}`).toEqual(want);
       }
@@ -69,10 +86,20 @@ describe("lifecycle and stickiness match an independent computation", () => {
   });
 
   it("stickiness: persons active on exactly N local days", async () => {
-    const days = people.map((p) => ({ uuid: p.person.uuid, n: new Set(p.times.map(dayOf).filter((d) => d >= FROM && d <= TO)).size }));
+    const days = people.map((p) => ({
+      uuid: p.person.uuid,
+      n: new Set(p.times.map(dayOf).filter((d) => d >= FROM && d <= TO)).size,
+    }));
     for (let n = 1; n <= 11; n++) {
-      const res = await call(`/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&date_from=${FROM}&date_to=${TO}&stickiness_days=${n}&limit=1000`);
-      expect(uuidsOf(res.json), `n=${n}`).toEqual(days.filter((d) => d.n === n).map((d) => d.uuid).sort());
+      const res = await call(
+        `/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&date_from=${FROM}&date_to=${TO}&stickiness_days=${n}&limit=1000`,
+      );
+      expect(uuidsOf(res.json), `n=${n}`).toEqual(
+        days
+          .filter((d) => d.n === n)
+          .map((d) => d.uuid)
+          .sort(),
+      );
     }
   });
 });

@@ -18,7 +18,11 @@ let projectId: number;
 
 beforeAll(async () => {
   projectId = (await createProject()).id;
-  await personWith(projectId, [["A", "2024-01-02T10:00:00Z"], ["B", "2024-01-02T11:00:00Z"], ["C", "2024-01-02T12:00:00Z"]]);
+  await personWith(projectId, [
+    ["A", "2024-01-02T10:00:00Z"],
+    ["B", "2024-01-02T11:00:00Z"],
+    ["C", "2024-01-02T12:00:00Z"],
+  ]);
 });
 
 async function plansOf(run: (d1: D1Database, ctx: ProjectContext) => Promise<unknown>) {
@@ -54,7 +58,9 @@ async function plansOf(run: (d1: D1Database, ctx: ProjectContext) => Promise<unk
   await run(spy, ctx);
   const plans: string[] = [];
   for (const s of statements.filter((s) => !/min\(timestamp\)/.test(s.sql))) {
-    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).bind(...s.values).all<{ detail: string }>();
+    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+      .bind(...s.values)
+      .all<{ detail: string }>();
     plans.push(rows.results.map((r) => r.detail).join("\n"));
   }
   expect(plans.length).toBeGreaterThan(0);
@@ -68,7 +74,12 @@ describe("query plans", () => {
   for (const order of ["ordered", "strict", "unordered"]) {
     it(`${order} funnel seeks events by index`, async () => {
       const plan = await plansOf((d1, ctx) =>
-        funnelActors(d1, ctx, { events: STEPS, funnel_step: "2", funnel_order_type: order, date_from: "-30d", breakdown: "$browser" }, "http://x/"),
+        funnelActors(
+          d1,
+          ctx,
+          { events: STEPS, funnel_step: "2", funnel_order_type: order, date_from: "-30d", breakdown: "$browser" },
+          "http://x/",
+        ),
       );
       expect(plan).toMatch(/events_project_person_timestamp_idx/);
       expect(plan).toMatch(/events_project_event_timestamp_idx|events_project_timestamp_idx/);
@@ -82,17 +93,37 @@ describe("query plans", () => {
 
   it("correlation, lifecycle and stickiness seek events by index", async () => {
     const correlation = await plansOf((d1, ctx) =>
-      correlationActors(d1, ctx, { events: STEPS, date_from: "-30d", include_correlation: "true", funnel_correlation_person_entity: '{"id":"X"}' }, "http://x/"),
+      correlationActors(
+        d1,
+        ctx,
+        {
+          events: STEPS,
+          date_from: "-30d",
+          include_correlation: "true",
+          funnel_correlation_person_entity: '{"id":"X"}',
+        },
+        "http://x/",
+      ),
     );
     expect(correlation).toMatch(/events_project_person_timestamp_idx/);
     noFullScan(correlation);
     const lifecycle = await plansOf((d1, ctx) =>
-      lifecycleActors(d1, ctx, { events: '[{"id":"A"}]', target_date: "-3d", lifecycle_type: "dormant", date_from: "-7d" }, "http://x/"),
+      lifecycleActors(
+        d1,
+        ctx,
+        { events: '[{"id":"A"}]', target_date: "-3d", lifecycle_type: "dormant", date_from: "-7d" },
+        "http://x/",
+      ),
     );
     expect(lifecycle).toMatch(/events_project_event_timestamp_idx/);
     noFullScan(lifecycle);
     const stickiness = await plansOf((d1, ctx) =>
-      stickinessActors(d1, ctx, { entity_id: "A", entity_type: "events", stickiness_days: "1", date_from: "-7d" }, "http://x/"),
+      stickinessActors(
+        d1,
+        ctx,
+        { entity_id: "A", entity_type: "events", stickiness_days: "1", date_from: "-7d" },
+        "http://x/",
+      ),
     );
     expect(stickiness).toMatch(/events_project_event_timestamp_idx/);
     noFullScan(stickiness);
@@ -112,7 +143,9 @@ describe("database limits", () => {
   it("refuses a funnel that would need too many bound parameters before running it", async () => {
     const filters = (i: number) => Array.from({ length: 5 }, (_, j) => ({ key: `k${j}`, value: `v${i}-${j}` }));
     const steps = JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ id: `step-${i}`, properties: filters(i) })));
-    const res = await call(`/api/environments/${projectId}/persons/funnel/?funnel_step=1&events=${encodeURIComponent(steps)}`);
+    const res = await call(
+      `/api/environments/${projectId}/persons/funnel/?funnel_step=1&events=${encodeURIComponent(steps)}`,
+    );
     expect(res.status).toBe(400);
     expect(envelope(res)).toMatchObject({ code: "query_too_complex" });
   });

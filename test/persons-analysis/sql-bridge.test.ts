@@ -8,7 +8,9 @@ describe("inlining drizzle fragments into analysis SQL", () => {
     const params = new Params();
     const first = params.bind(1);
     const fragment = sql`(json_extract(${sql.raw("x.properties")}, ${sql.raw(`'$."a?b"'`)}) = ${"v"} AND x.project_id = ${1} AND "we?rd" = ${"it's"})`;
-    expect(inlineDrizzle(fragment, params)).toBe(`(json_extract(x.properties, '$."a?b"') = ?2 AND x.project_id = ${first} AND "we?rd" = ?3)`);
+    expect(inlineDrizzle(fragment, params)).toBe(
+      `(json_extract(x.properties, '$."a?b"') = ?2 AND x.project_id = ${first} AND "we?rd" = ?3)`,
+    );
     expect(params.list).toEqual([1, "v", "it's"]);
   });
 });

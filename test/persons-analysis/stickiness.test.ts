@@ -17,7 +17,10 @@ beforeAll(async () => {
     ["pageview", "2024-02-05T01:00:00Z"],
   ]);
   // One UTC day, two local days (02-02 23:00 and 02-03 01:00 JST).
-  p.two = await personWith(projectId, [["pageview", "2024-02-02T14:00:00Z"], ["pageview", "2024-02-02T16:00:00Z"]]);
+  p.two = await personWith(projectId, [
+    ["pageview", "2024-02-02T14:00:00Z"],
+    ["pageview", "2024-02-02T16:00:00Z"],
+  ]);
   // Local 02-03, 02-04, 02-06: 3 days; plus other events that do not count.
   p.alsoThree = await personWith(projectId, [
     ["pageview", "2024-02-03T01:00:00Z"],
@@ -26,13 +29,23 @@ beforeAll(async () => {
     ["signup", "2024-02-07T01:00:00Z"],
   ]);
   // Every local day of the range.
-  p.daily = await personWith(projectId, [1, 2, 3, 4, 5, 6, 7].map((d) => ["pageview", `2024-02-0${d}T03:00:00Z`, { plan: "pro" }] as [string, string, Record<string, unknown>]));
+  p.daily = await personWith(
+    projectId,
+    [1, 2, 3, 4, 5, 6, 7].map(
+      (d) => ["pageview", `2024-02-0${d}T03:00:00Z`, { plan: "pro" }] as [string, string, Record<string, unknown>],
+    ),
+  );
   // 01-31 22:00 JST (before the range) and 02-08 00:30 JST (after it): nothing in range.
-  p.outside = await personWith(projectId, [["pageview", "2024-01-31T13:00:00Z"], ["pageview", "2024-02-07T15:30:00Z"]]);
+  p.outside = await personWith(projectId, [
+    ["pageview", "2024-01-31T13:00:00Z"],
+    ["pageview", "2024-02-07T15:30:00Z"],
+  ]);
 });
 
 const stickiness = async (query: string) => {
-  const res = await call(`/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&${RANGE}&${query}`);
+  const res = await call(
+    `/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&${RANGE}&${query}`,
+  );
   expect(res.status, res.text).toBe(200);
   return res.json;
 };
@@ -48,11 +61,15 @@ describe("stickiness actors", () => {
   it("counts weeks with interval=week", async () => {
     // Local weeks (Sunday start) of 01-28 and 02-04: three has 02-01/02 and 02-05 → 2; two → 1.
     expect(uuidsOf(await stickiness("stickiness_days=1&interval=week"))).toEqual(expected(p.two));
-    expect(uuidsOf(await stickiness("stickiness_days=2&interval=week"))).toEqual(expected(p.three, p.alsoThree, p.daily));
+    expect(uuidsOf(await stickiness("stickiness_days=2&interval=week"))).toEqual(
+      expected(p.three, p.alsoThree, p.daily),
+    );
   });
 
   it("applies entity properties from the events list and global properties", async () => {
-    const events = encodeURIComponent(JSON.stringify([{ id: "pageview", type: "events", properties: [{ key: "plan", value: "pro" }] }]));
+    const events = encodeURIComponent(
+      JSON.stringify([{ id: "pageview", type: "events", properties: [{ key: "plan", value: "pro" }] }]),
+    );
     expect(uuidsOf(await stickiness(`stickiness_days=7&events=${events}`))).toEqual(expected(p.daily));
     expect(uuidsOf(await stickiness(`stickiness_days=3&events=${events}`))).toEqual([]);
     const props = encodeURIComponent(JSON.stringify([{ key: "plan", value: "pro", type: "event" }]));
@@ -63,9 +80,13 @@ describe("stickiness actors", () => {
     const noEntity = await call(`/api/environments/${projectId}/persons/stickiness/?stickiness_days=1`);
     expect(noEntity.status).toBe(400);
     expect(envelope(noEntity).detail).toBe("An entity id and the entity type must be provided to determine an entity");
-    const actions = await call(`/api/environments/${projectId}/persons/stickiness/?entity_id=3&entity_type=actions&stickiness_days=1`);
+    const actions = await call(
+      `/api/environments/${projectId}/persons/stickiness/?entity_id=3&entity_type=actions&stickiness_days=1`,
+    );
     expect(envelope(actions).detail).toMatch(/Actions are not supported/);
-    const noDays = await call(`/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events`);
+    const noDays = await call(
+      `/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events`,
+    );
     expect(envelope(noDays).attr).toBe("stickiness_days");
   });
 });

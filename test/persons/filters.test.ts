@@ -21,7 +21,8 @@ describe("regex to GLOB", () => {
   });
 
   it("refuses what GLOB cannot express", () => {
-    for (const p of ["a*", "\\d+", "(?i)a", "a(?=b)", "\\1", "a{2,}", "(a", "[a"]) expect(() => regexToGlobs(p), p).toThrow();
+    for (const p of ["a*", "\\d+", "(?i)a", "a(?=b)", "\\1", "a{2,}", "(a", "[a"])
+      expect(() => regexToGlobs(p), p).toThrow();
   });
 });
 
@@ -39,8 +40,15 @@ describe("countPersonsMatching", () => {
 
   it("counts matching persons and the project's total", async () => {
     const db = createDb(env.DB);
-    expect(await countPersonsMatching(db, projectId, parseFilterGroup([{ key: "plan", value: "pro" }], "filters"))).toEqual({ matching: 1, total: 3 });
-    expect(await countPersonsMatching(db, projectId, parseFilterGroup({ type: "OR", values: [] }, "filters"))).toEqual({ matching: 3, total: 3 });
-    expect(await countPersonsMatching(db, projectId, parseFilterGroup([{ key: "plan", operator: "is_not_set" }], "filters"))).toEqual({ matching: 1, total: 3 });
+    expect(
+      await countPersonsMatching(db, projectId, parseFilterGroup([{ key: "plan", value: "pro" }], "filters")),
+    ).toEqual({ matching: 1, total: 3 });
+    expect(await countPersonsMatching(db, projectId, parseFilterGroup({ type: "OR", values: [] }, "filters"))).toEqual({
+      matching: 3,
+      total: 3,
+    });
+    expect(
+      await countPersonsMatching(db, projectId, parseFilterGroup([{ key: "plan", operator: "is_not_set" }], "filters")),
+    ).toEqual({ matching: 1, total: 3 });
   });
 });

@@ -5,7 +5,11 @@ import { BASE, call } from "../helpers";
 /** Sends events through the real capture endpoint, as an SDK would. */
 export async function capture(token: string, batch: Record<string, unknown>[]) {
   const res = await exports.default.fetch(
-    new Request(`${BASE}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, batch }) }),
+    new Request(`${BASE}/batch/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: token, batch }),
+    }),
   );
   expect(res.status).toBe(200);
 }
@@ -20,5 +24,12 @@ export async function personByDistinctId(projectId: number, distinctId: string) 
   if (!uuid) return undefined;
   const res = await call(personsPath(projectId, `${uuid}/`));
   expect(res.status).toBe(200);
-  return res.json as { id: number; uuid: string; name: unknown; distinct_ids: string[]; properties: Record<string, unknown>; created_at: string };
+  return res.json as {
+    id: number;
+    uuid: string;
+    name: unknown;
+    distinct_ids: string[];
+    properties: Record<string, unknown>;
+    created_at: string;
+  };
 }

@@ -8,12 +8,42 @@ const path = (rest = "") => personsPath(project.id, rest);
 beforeAll(async () => {
   project = await createProject();
   await capture(project.api_token, [
-    { event: "x", distinct_id: "alice", properties: { $set: { email: "alice@example.com", name: "Alice", age: 31, plan: "pro", signup: "2024-03-01T10:00:00Z", beta: true } }, timestamp: "2024-01-01T00:00:00Z" },
-    { event: "x", distinct_id: "bob", properties: { $set: { email: "bob@example.com", age: "25", plan: "free", signup: "2023-06-15" } }, timestamp: "2024-01-02T00:00:00Z" },
-    { event: "x", distinct_id: "carol", properties: { $set: { name: "Carol", age: 45.5, plan: "Pro-Max" } }, timestamp: "2024-01-03T00:00:00Z" },
+    {
+      event: "x",
+      distinct_id: "alice",
+      properties: {
+        $set: {
+          email: "alice@example.com",
+          name: "Alice",
+          age: 31,
+          plan: "pro",
+          signup: "2024-03-01T10:00:00Z",
+          beta: true,
+        },
+      },
+      timestamp: "2024-01-01T00:00:00Z",
+    },
+    {
+      event: "x",
+      distinct_id: "bob",
+      properties: { $set: { email: "bob@example.com", age: "25", plan: "free", signup: "2023-06-15" } },
+      timestamp: "2024-01-02T00:00:00Z",
+    },
+    {
+      event: "x",
+      distinct_id: "carol",
+      properties: { $set: { name: "Carol", age: 45.5, plan: "Pro-Max" } },
+      timestamp: "2024-01-03T00:00:00Z",
+    },
     { event: "x", distinct_id: "0190e7a5-aaaa-7000-8000-000000000001", timestamp: "2024-01-04T00:00:00Z" },
   ]);
-  await capture(project.api_token, [{ event: "$identify", distinct_id: "dave", properties: { $anon_distinct_id: "0190e7a5-aaaa-7000-8000-000000000001" } }]);
+  await capture(project.api_token, [
+    {
+      event: "$identify",
+      distinct_id: "dave",
+      properties: { $anon_distinct_id: "0190e7a5-aaaa-7000-8000-000000000001" },
+    },
+  ]);
 });
 
 describe("persons list", () => {
@@ -72,7 +102,10 @@ describe("persons list", () => {
     expect(await names([{ key: "plan", value: "pro", operator: "not_icontains" }])).toEqual(["bob", "dave"]);
     expect(await names([{ key: "plan", value: "^P", operator: "regex" }])).toEqual(["carol"]);
     expect(await names([{ key: "plan", value: "^(pro|free)$", operator: "regex" }])).toEqual(["alice", "bob"]);
-    expect(await names([{ key: "email", value: "^[a-c]\\w.+@example\\.com$", operator: "regex" }])).toEqual(["alice", "bob"]);
+    expect(await names([{ key: "email", value: "^[a-c]\\w.+@example\\.com$", operator: "regex" }])).toEqual([
+      "alice",
+      "bob",
+    ]);
     expect(await names([{ key: "plan", value: "o$", operator: "not_regex" }])).toEqual(["bob", "carol", "dave"]);
     expect(await names([{ key: "age", value: 30, operator: "gt" }])).toEqual(["alice", "carol"]);
     expect(await names([{ key: "age", value: 25, operator: "gte" }])).toEqual(["alice", "bob", "carol"]);
@@ -89,11 +122,28 @@ describe("persons list", () => {
   });
 
   it("combines filters with AND/OR groups", async () => {
-    expect(await names({ type: "OR", values: [{ key: "plan", value: "free" }, { key: "name", value: "Carol" }] })).toEqual(["bob", "carol"]);
+    expect(
+      await names({
+        type: "OR",
+        values: [
+          { key: "plan", value: "free" },
+          { key: "name", value: "Carol" },
+        ],
+      }),
+    ).toEqual(["bob", "carol"]);
     expect(
       await names({
         type: "AND",
-        values: [{ key: "age", value: 20, operator: "gt" }, { type: "OR", values: [{ key: "plan", value: "pro" }, { key: "plan", value: "free" }] }],
+        values: [
+          { key: "age", value: 20, operator: "gt" },
+          {
+            type: "OR",
+            values: [
+              { key: "plan", value: "pro" },
+              { key: "plan", value: "free" },
+            ],
+          },
+        ],
       }),
     ).toEqual(["alice", "bob"]);
   });

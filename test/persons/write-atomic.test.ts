@@ -6,7 +6,9 @@ import { capture, personByDistinctId, personsPath } from "./helpers";
 let project: { id: number; api_token: string };
 const path = (rest = "") => personsPath(project.id, rest);
 const countEvents = async (event: string) =>
-  (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND event = ?").bind(project.id, event).first<{ n: number }>())!.n;
+  (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE project_id = ? AND event = ?")
+    .bind(project.id, event)
+    .first<{ n: number }>())!.n;
 
 beforeAll(async () => {
   project = await createProject();

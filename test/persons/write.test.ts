@@ -6,7 +6,9 @@ import { capture, personByDistinctId, personsPath } from "./helpers";
 let project: { id: number; api_token: string };
 const path = (rest = "") => personsPath(project.id, rest);
 const countEvents = async (where: string, ...binds: unknown[]) =>
-  (await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE project_id = ? AND ${where}`).bind(project.id, ...binds).first<{ n: number }>())!.n;
+  (await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE project_id = ? AND ${where}`)
+    .bind(project.id, ...binds)
+    .first<{ n: number }>())!.n;
 
 beforeAll(async () => {
   project = await createProject();
@@ -20,7 +22,11 @@ describe("person updates", () => {
     expect(res.status).toBe(200);
     expect(res.json.properties).toEqual({ a: 1, b: 3, c: "new" });
     expect(res.json.id).toBe(person.id);
-    const stored = await env.DB.prepare("SELECT properties FROM events WHERE project_id = ? AND event = '$set' AND distinct_id = 'u1'").bind(project.id).first<{ properties: string }>();
+    const stored = await env.DB.prepare(
+      "SELECT properties FROM events WHERE project_id = ? AND event = '$set' AND distinct_id = 'u1'",
+    )
+      .bind(project.id)
+      .first<{ properties: string }>();
     expect(JSON.parse(stored!.properties).$set).toEqual({ b: 3, c: "new" });
   });
 
@@ -39,20 +45,32 @@ describe("person updates", () => {
 
   it("update_property sets one key; delete_property unsets it and stores a $delete_person_property event", async () => {
     const person = (await personByDistinctId(project.id, "u1"))!;
-    const set = await call(path(`${person.id}/update_property/`), { method: "POST", body: { key: "tier", value: { level: 2 } } });
+    const set = await call(path(`${person.id}/update_property/`), {
+      method: "POST",
+      body: { key: "tier", value: { level: 2 } },
+    });
     expect(set.status).toBe(200);
     expect(set.json.properties.tier).toEqual({ level: 2 });
-    const nullValue = await call(path(`${person.id}/update_property/`), { method: "POST", body: { key: "nothing", value: null } });
+    const nullValue = await call(path(`${person.id}/update_property/`), {
+      method: "POST",
+      body: { key: "nothing", value: null },
+    });
     expect(nullValue.json.properties.nothing).toBeNull();
     const missing = await call(path(`${person.id}/update_property/`), { method: "POST", body: { key: "tier" } });
     expect(missing.status).toBe(400);
     expect(envelope(missing).attr).toBe("value");
-    expect((await call(path(`${person.id}/update_property/`), { method: "POST", body: { value: 1 } })).status).toBe(400);
+    expect((await call(path(`${person.id}/update_property/`), { method: "POST", body: { value: 1 } })).status).toBe(
+      400,
+    );
 
     const del = await call(path(`${person.id}/delete_property/`), { method: "POST", body: { $unset: "tier" } });
     expect(del.status).toBe(200);
     expect(del.json.properties.tier).toBeUndefined();
-    const event = await env.DB.prepare("SELECT properties FROM events WHERE project_id = ? AND event = '$delete_person_property'").bind(project.id).first<{ properties: string }>();
+    const event = await env.DB.prepare(
+      "SELECT properties FROM events WHERE project_id = ? AND event = '$delete_person_property'",
+    )
+      .bind(project.id)
+      .first<{ properties: string }>();
     expect(JSON.parse(event!.properties).$unset).toEqual(["tier"]);
     expect((await call(path(`${person.id}/delete_property/`), { method: "POST", body: {} })).status).toBe(400);
   });
@@ -65,11 +83,18 @@ describe("person updates", () => {
     const activities = res.json.results.map((e: any) => e.activity);
     expect(activities).toContain("updated");
     expect(activities).toContain("delete_property");
-    const patch = res.json.results.find((e: any) => e.activity === "updated" && e.detail.changes.some((ch: any) => ch.field === "properties.b"));
+    const patch = res.json.results.find(
+      (e: any) => e.activity === "updated" && e.detail.changes.some((ch: any) => ch.field === "properties.b"),
+    );
     expect(patch.scope).toBe("Person");
     expect(patch.item_id).toBe(String(person.id));
     expect(patch.user).toEqual({ first_name: "root", email: null });
-    expect(patch.detail.changes.find((ch: any) => ch.field === "properties.b")).toMatchObject({ type: "Person", action: "changed", before: 2, after: 3 });
+    expect(patch.detail.changes.find((ch: any) => ch.field === "properties.b")).toMatchObject({
+      type: "Person",
+      action: "changed",
+      before: 2,
+      after: 3,
+    });
     const paged = await call(path(`${person.id}/activity/?limit=1`));
     expect(paged.json.results).toHaveLength(1);
     expect(paged.json.next).toContain("page=2");
@@ -97,7 +122,11 @@ describe("split", () => {
     expect(kept.properties).toEqual({ k: 1 });
     expect(moved.id).not.toBe(merged.id);
     expect(moved.properties).toEqual({});
-    const anonEvents = await env.DB.prepare("SELECT DISTINCT person_id FROM events WHERE project_id = ? AND distinct_id = 's-anon'").bind(project.id).all();
+    const anonEvents = await env.DB.prepare(
+      "SELECT DISTINCT person_id FROM events WHERE project_id = ? AND distinct_id = 's-anon'",
+    )
+      .bind(project.id)
+      .all();
     expect(anonEvents.results).toEqual([{ person_id: moved.id }]);
     const log = await call(path(`${merged.id}/activity/`));
     expect(log.json.results[0].activity).toBe("split_person");
@@ -106,18 +135,35 @@ describe("split", () => {
 
   it("validates distinct_ids_to_split", async () => {
     const person = (await personByDistinctId(project.id, "s-user"))!;
-    const foreign = await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: ["nope"] } });
+    const foreign = await call(path(`${person.id}/split/`), {
+      method: "POST",
+      body: { distinct_ids_to_split: ["nope"] },
+    });
     expect(foreign.status).toBe(400);
     expect(envelope(foreign).attr).toBe("distinct_ids_to_split");
-    expect((await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: [] } })).status).toBe(400);
-    expect((await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: "x" } })).status).toBe(400);
-    expect((await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: ["s-user"], main_distinct_id: "s-user" } })).status).toBe(400);
+    expect(
+      (await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: [] } })).status,
+    ).toBe(400);
+    expect(
+      (await call(path(`${person.id}/split/`), { method: "POST", body: { distinct_ids_to_split: "x" } })).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(path(`${person.id}/split/`), {
+          method: "POST",
+          body: { distinct_ids_to_split: ["s-user"], main_distinct_id: "s-user" },
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe("deletion", () => {
   it("DELETE removes the person (204), keeps its events unless delete_events, then 404", async () => {
-    await capture(project.api_token, [{ event: "v", distinct_id: "d1" }, { event: "v", distinct_id: "d2" }]);
+    await capture(project.api_token, [
+      { event: "v", distinct_id: "d1" },
+      { event: "v", distinct_id: "d2" },
+    ]);
     const p1 = (await personByDistinctId(project.id, "d1"))!;
     expect((await call(path(`${p1.id}/`), { method: "DELETE" })).status).toBe(204);
     expect((await call(path(`${p1.id}/`))).status).toBe(404);
@@ -127,7 +173,10 @@ describe("deletion", () => {
     expect((await call(path(`${p2.uuid}/?delete_events=true`), { method: "DELETE" })).status).toBe(204);
     expect(await countEvents("distinct_id = 'd2'")).toBe(0);
     const log = await call(path("activity/"));
-    expect(log.json.results.find((e: any) => e.item_id === String(p2.id))).toMatchObject({ activity: "deleted", detail: { name: p2.uuid } });
+    expect(log.json.results.find((e: any) => e.item_id === String(p2.id))).toMatchObject({
+      activity: "deleted",
+      detail: { name: p2.uuid },
+    });
   });
 
   it("reset_person_distinct_id lets a deleted person's id start a new person with its old events detached", async () => {
@@ -147,17 +196,34 @@ describe("deletion", () => {
     expect(res.status).toBe(400);
     expect(envelope(res).detail).toBe("You can only pass 1000 ids in one call");
     expect(await personByDistinctId(project.id, "keep-me")).toBeDefined();
-    const dids = await call(path("bulk_delete/"), { method: "POST", body: { distinct_ids: Array.from({ length: 1001 }, (_, i) => `x${i}`) } });
+    const dids = await call(path("bulk_delete/"), {
+      method: "POST",
+      body: { distinct_ids: Array.from({ length: 1001 }, (_, i) => `x${i}`) },
+    });
     expect(dids.status).toBe(400);
     expect((await call(path("bulk_delete/"), { method: "POST", body: {} })).status).toBe(400);
-    expect((await call(path("bulk_delete/"), { method: "POST", body: { ids: [], distinct_ids: [] } })).status).toBe(400);
+    expect((await call(path("bulk_delete/"), { method: "POST", body: { ids: [], distinct_ids: [] } })).status).toBe(
+      400,
+    );
   });
 
   it("bulk_delete by distinct ids with delete_events removes only events captured before the request", async () => {
-    await capture(project.api_token, Array.from({ length: 30 }, (_, i) => ({ event: "old", distinct_id: `bulk${i % 3}` })));
-    const res = await call(path("bulk_delete/"), { method: "POST", body: { distinct_ids: ["bulk0", "bulk1", "unknown"], delete_events: true } });
+    await capture(
+      project.api_token,
+      Array.from({ length: 30 }, (_, i) => ({ event: "old", distinct_id: `bulk${i % 3}` })),
+    );
+    const res = await call(path("bulk_delete/"), {
+      method: "POST",
+      body: { distinct_ids: ["bulk0", "bulk1", "unknown"], delete_events: true },
+    });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ persons_found: 2, persons_deleted: 2, events_queued_for_deletion: true, recordings_queued_for_deletion: false, deletion_errors: [] });
+    expect(res.json).toEqual({
+      persons_found: 2,
+      persons_deleted: 2,
+      events_queued_for_deletion: true,
+      recordings_queued_for_deletion: false,
+      deletion_errors: [],
+    });
     expect(await countEvents("distinct_id IN ('bulk0', 'bulk1')")).toBe(0);
     expect(await countEvents("distinct_id = 'bulk2'")).toBe(10);
     expect(await personByDistinctId(project.id, "bulk0")).toBeUndefined();
@@ -165,9 +231,20 @@ describe("deletion", () => {
     await capture(project.api_token, [{ event: "new", distinct_id: "bulk2" }]);
     const p = (await personByDistinctId(project.id, "bulk2"))!;
     const before = new Date(Date.now() - 60_000).toISOString();
-    await env.DB.prepare("UPDATE events SET created_at = ? WHERE project_id = ? AND distinct_id = 'bulk2' AND event = 'old'").bind(before, project.id).run();
-    await env.DB.prepare("UPDATE events SET created_at = '2999-01-01T00:00:00.000Z' WHERE project_id = ? AND event = 'new'").bind(project.id).run();
-    const keep = await call(path("bulk_delete/"), { method: "POST", body: { ids: [p.uuid], delete_events: true, keep_person: true } });
+    await env.DB.prepare(
+      "UPDATE events SET created_at = ? WHERE project_id = ? AND distinct_id = 'bulk2' AND event = 'old'",
+    )
+      .bind(before, project.id)
+      .run();
+    await env.DB.prepare(
+      "UPDATE events SET created_at = '2999-01-01T00:00:00.000Z' WHERE project_id = ? AND event = 'new'",
+    )
+      .bind(project.id)
+      .run();
+    const keep = await call(path("bulk_delete/"), {
+      method: "POST",
+      body: { ids: [p.uuid], delete_events: true, keep_person: true },
+    });
     expect(keep.json).toMatchObject({ persons_found: 1, persons_deleted: 0 });
     expect(await countEvents("distinct_id = 'bulk2' AND event = 'old'")).toBe(0);
     expect(await countEvents("distinct_id = 'bulk2' AND event = 'new'")).toBe(1);
@@ -203,14 +280,24 @@ describe("properties timeline", () => {
 describe("bulk work beyond D1's per-statement parameter limit", () => {
   it("bulk-deletes 1000 persons in one call with one activity entry each", async () => {
     const ids = Array.from({ length: 1000 }, (_, i) => `many-${i}`);
-    await capture(project.api_token, ids.map((distinct_id) => ({ event: "v", distinct_id })));
-    const cohort = await call(`/api/projects/${project.id}/cohorts/`, { method: "POST", body: { name: "many", is_static: true, distinct_ids: ids } });
+    await capture(
+      project.api_token,
+      ids.map((distinct_id) => ({ event: "v", distinct_id })),
+    );
+    const cohort = await call(`/api/projects/${project.id}/cohorts/`, {
+      method: "POST",
+      body: { name: "many", is_static: true, distinct_ids: ids },
+    });
     expect(cohort.json.count).toBe(1000);
     const members = await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/persons/?limit=1000`);
     expect(members.json.results).toHaveLength(1000);
     const res = await call(path("bulk_delete/"), { method: "POST", body: { distinct_ids: ids } });
     expect(res.json).toMatchObject({ persons_found: 1000, persons_deleted: 1000 });
-    const entries = await env.DB.prepare("SELECT count(*) AS n FROM activity_log WHERE project_id = ? AND scope = 'Person' AND activity = 'deleted'").bind(project.id).first<{ n: number }>();
+    const entries = await env.DB.prepare(
+      "SELECT count(*) AS n FROM activity_log WHERE project_id = ? AND scope = 'Person' AND activity = 'deleted'",
+    )
+      .bind(project.id)
+      .first<{ n: number }>();
     expect(entries!.n).toBeGreaterThanOrEqual(1000);
     expect((await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/`)).json.count).toBe(0);
     const log = await call(path("activity/?limit=1"));

@@ -9,7 +9,10 @@ import { call, createKey, createProject } from "../helpers";
 let project: { id: number; api_token: string };
 let key: string;
 const definitions = (etag?: string) =>
-  call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key, headers: etag ? { "If-None-Match": etag } : {} });
+  call(`/flags/definitions?token=${project.api_token}&send_cohorts`, {
+    key,
+    headers: etag ? { "If-None-Match": etag } : {},
+  });
 
 beforeAll(async () => {
   project = await createProject();
@@ -20,12 +23,25 @@ describe("definitions cache invalidation across areas", () => {
   it("rewrites the payload when a cohort used by a flag changes", async () => {
     const cohort = await call(`/api/projects/${project.id}/cohorts/`, {
       method: "POST",
-      body: { name: "pros", filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "pro" }] }] } } },
+      body: {
+        name: "pros",
+        filters: {
+          properties: {
+            type: "AND",
+            values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "pro" }] }],
+          },
+        },
+      },
     });
     expect(cohort.status).toBe(201);
     const flag = await call(`/api/projects/${project.id}/feature_flags/`, {
       method: "POST",
-      body: { key: "for-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: cohort.json.id }], rollout_percentage: 100 }] } },
+      body: {
+        key: "for-pros",
+        filters: {
+          groups: [{ properties: [{ key: "id", type: "cohort", value: cohort.json.id }], rollout_percentage: 100 }],
+        },
+      },
     });
     expect(flag.status).toBe(201);
     const before = await definitions();
@@ -33,7 +49,14 @@ describe("definitions cache invalidation across areas", () => {
 
     const patched = await call(`/api/projects/${project.id}/cohorts/${cohort.json.id}/`, {
       method: "PATCH",
-      body: { filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "enterprise" }] }] } } },
+      body: {
+        filters: {
+          properties: {
+            type: "AND",
+            values: [{ type: "AND", values: [{ key: "plan", type: "person", value: "enterprise" }] }],
+          },
+        },
+      },
     });
     expect(patched.status).toBe(200);
     const after = await definitions(before.headers.get("etag")!);
@@ -49,7 +72,13 @@ describe("definitions cache invalidation across areas", () => {
       key: null,
       body: {
         api_key: project.api_token,
-        batch: [{ event: "$groupidentify", distinct_id: "u1", properties: { $group_type: "company", $group_key: "acme", $group_set: { plan: "pro" } } }],
+        batch: [
+          {
+            event: "$groupidentify",
+            distinct_id: "u1",
+            properties: { $group_type: "company", $group_key: "acme", $group_set: { plan: "pro" } },
+          },
+        ],
       },
     });
     expect(captured.status).toBe(200);
@@ -64,7 +93,14 @@ describe("definitions cache invalidation across areas", () => {
       method: "POST",
       body: {
         key: "early-signups",
-        filters: { groups: [{ properties: [{ key: "signed_up", type: "person", operator: "is_date_before", value: "2026-06-01" }], rollout_percentage: 100 }] },
+        filters: {
+          groups: [
+            {
+              properties: [{ key: "signed_up", type: "person", operator: "is_date_before", value: "2026-06-01" }],
+              rollout_percentage: 100,
+            },
+          ],
+        },
       },
     });
     const evaluate = async () =>
@@ -72,7 +108,11 @@ describe("definitions cache invalidation across areas", () => {
         await call("/flags/?v=2", {
           method: "POST",
           key: null,
-          body: { token: project.api_token, distinct_id: "tz-user", person_properties: { signed_up: "2026-05-31T20:00:00Z" } },
+          body: {
+            token: project.api_token,
+            distinct_id: "tz-user",
+            person_properties: { signed_up: "2026-05-31T20:00:00Z" },
+          },
         })
       ).json.flags["early-signups"].enabled;
     expect(await evaluate()).toBe(true); // UTC: 20:00 on May 31 is before June 1
@@ -84,7 +124,10 @@ describe("definitions cache invalidation across areas", () => {
   it("caches entries with an expiry, so a payload that could not be rewritten heals from D1", async () => {
     await definitions();
     const { keys } = await env.FLAGS_KV.list({ prefix: `flagdefs:v1:${project.api_token}:` });
-    expect(keys.map((k) => k.name).sort()).toEqual([`flagdefs:v1:${project.api_token}:cohorts`, `flagdefs:v1:${project.api_token}:plain`]);
+    expect(keys.map((k) => k.name).sort()).toEqual([
+      `flagdefs:v1:${project.api_token}:cohorts`,
+      `flagdefs:v1:${project.api_token}:plain`,
+    ]);
     for (const key of keys) expect(key.expiration).toBeGreaterThan(Date.now() / 1000);
   });
 
@@ -99,9 +142,10 @@ describe("definitions cache invalidation across areas", () => {
       ),
     );
     expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
-    const stored = (await call(`/api/projects/${project.id}/feature_flags/${flag.json.id}/`)).json.filters.groups[0].rollout_percentage;
-    const cached = (await definitions()).json.flags.find((f: any) => f.key === "raced").filters.groups[0].rollout_percentage;
+    const stored = (await call(`/api/projects/${project.id}/feature_flags/${flag.json.id}/`)).json.filters.groups[0]
+      .rollout_percentage;
+    const cached = (await definitions()).json.flags.find((f: any) => f.key === "raced").filters.groups[0]
+      .rollout_percentage;
     expect(cached).toBe(stored);
   });
 });
-

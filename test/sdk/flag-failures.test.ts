@@ -9,22 +9,39 @@ import { call, createProject, createFlag as createProjectFlag } from "../helpers
  */
 let project: { id: number; api_token: string };
 const flags = (body: Record<string, unknown> = {}, version = 2) =>
-  call(`/flags/?v=${version}`, { method: "POST", key: null, body: { token: project.api_token, distinct_id: "someone", ...body } });
+  call(`/flags/?v=${version}`, {
+    method: "POST",
+    key: null,
+    body: { token: project.api_token, distinct_id: "someone", ...body },
+  });
 const createFlag = (body: unknown): Promise<{ id: number }> => createProjectFlag(project.id, body);
 
 beforeAll(async () => {
   project = await createProject();
   const fine = await createFlag({ key: "fine", filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
-  const variants = [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }];
-  const broken = await createFlag({ key: "broken", filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants } } });
+  const variants = [
+    { key: "a", rollout_percentage: 50 },
+    { key: "b", rollout_percentage: 50 },
+  ];
+  const broken = await createFlag({
+    key: "broken",
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants } },
+  });
   await createFlag({
     key: "needs-broken",
-    filters: { groups: [{ properties: [{ key: String(broken.id), type: "flag", operator: "flag_evaluates_to", value: true }] }] },
+    filters: {
+      groups: [{ properties: [{ key: String(broken.id), type: "flag", operator: "flag_evaluates_to", value: true }] }],
+    },
   });
   // A variant that is not an object: evaluating the matched condition throws.
   const malformed = { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [null] } };
-  await env.DB.prepare("UPDATE feature_flags SET filters = ? WHERE id = ?").bind(JSON.stringify(malformed), broken.id).run();
-  const touch = await call(`/api/projects/${project.id}/feature_flags/${fine.id}/`, { method: "PATCH", body: { name: "still fine" } });
+  await env.DB.prepare("UPDATE feature_flags SET filters = ? WHERE id = ?")
+    .bind(JSON.stringify(malformed), broken.id)
+    .run();
+  const touch = await call(`/api/projects/${project.id}/feature_flags/${fine.id}/`, {
+    method: "PATCH",
+    body: { name: "still fine" },
+  });
   expect(touch.status).toBe(200);
 });
 
@@ -36,10 +53,20 @@ describe("/flags with a flag that fails", () => {
     const { fine, broken } = res.json.flags;
     expect(fine).toMatchObject({ enabled: true, reason: { code: "condition_match", condition_index: 0 } });
     expect(fine.failed).toBeUndefined();
-    expect(broken).toMatchObject({ key: "broken", enabled: false, variant: null, failed: true, reason: { code: "evaluation_error", condition_index: null } });
+    expect(broken).toMatchObject({
+      key: "broken",
+      enabled: false,
+      variant: null,
+      failed: true,
+      reason: { code: "evaluation_error", condition_index: null },
+    });
     expect(broken.reason.description).toEqual(expect.any(String));
     expect(broken.metadata.payload).toBeNull();
-    expect(res.json.flags["needs-broken"]).toMatchObject({ enabled: false, failed: true, reason: { code: "dependency_failed" } });
+    expect(res.json.flags["needs-broken"]).toMatchObject({
+      enabled: false,
+      failed: true,
+      reason: { code: "dependency_failed" },
+    });
   });
 
   it("legacy responses report the failure and the failing flag as false", async () => {

@@ -4,17 +4,32 @@ import { call, createKey, createProject, envelope, createFlag as createProjectFl
 
 let project: { id: number; api_token: string };
 const flagsUrl = (v = "2") => `/flags/?v=${v}`;
-const evaluate = (body: Record<string, unknown>, path = flagsUrl()) => call(path, { method: "POST", key: null, body: { token: project.api_token, ...body } });
+const evaluate = (body: Record<string, unknown>, path = flagsUrl()) =>
+  call(path, { method: "POST", key: null, body: { token: project.api_token, ...body } });
 const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
 beforeAll(async () => {
   project = await createProject();
-  await createFlag({ key: "everyone", filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: '{"a": 1}' } } });
-  await createFlag({ key: "pros", filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] } });
+  await createFlag({
+    key: "everyone",
+    filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: '{"a": 1}' } },
+  });
+  await createFlag({
+    key: "pros",
+    filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] },
+  });
   await createFlag({ key: "off", active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
   await createFlag({
     key: "mv",
-    filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } },
+    filters: {
+      groups: [{ rollout_percentage: 100 }],
+      multivariate: {
+        variants: [
+          { key: "a", rollout_percentage: 50 },
+          { key: "b", rollout_percentage: 50 },
+        ],
+      },
+    },
   });
 });
 
@@ -34,24 +49,39 @@ describe("POST /flags", () => {
     expect(res.json.flags.pros.enabled).toBe(true);
     expect(["a", "b"]).toContain(res.json.flags.mv.variant);
     const free = await evaluate({ distinct_id: "u1", person_properties: { plan: "free" } });
-    expect(free.json.flags.pros).toMatchObject({ enabled: false, reason: { code: "no_condition_match", condition_index: 0 } });
+    expect(free.json.flags.pros).toMatchObject({
+      enabled: false,
+      reason: { code: "no_condition_match", condition_index: 0 },
+    });
   });
 
   it("answers the legacy and decide shapes", async () => {
     const v1 = await evaluate({ distinct_id: "u1" }, "/flags");
     expect(v1.json.featureFlags).toMatchObject({ everyone: true, pros: false });
     expect(v1.json.featureFlagPayloads).toEqual({ everyone: '{"a": 1}' });
-    expect((await evaluate({ distinct_id: "u1" }, "/decide/?v=1")).json.featureFlags.sort()).toEqual(["everyone", "mv"]);
+    expect((await evaluate({ distinct_id: "u1" }, "/decide/?v=1")).json.featureFlags.sort()).toEqual([
+      "everyone",
+      "mv",
+    ]);
     expect((await evaluate({ distinct_id: "u1" }, "/decide/?v=2")).json.featureFlags.everyone).toBe(true);
     expect((await evaluate({ distinct_id: "u1" }, "/decide/?v=3")).json.featureFlags.pros).toBe(false);
     expect((await evaluate({ distinct_id: "u1" }, "/decide/?v=4")).json.flags.everyone.enabled).toBe(true);
   });
 
   it("accepts api_key and $token, restricts to flag_keys_to_evaluate, and refuses bad tokens", async () => {
-    const res = await call(flagsUrl(), { method: "POST", key: null, body: { api_key: project.api_token, distinct_id: "x", flag_keys_to_evaluate: ["pros"] } });
+    const res = await call(flagsUrl(), {
+      method: "POST",
+      key: null,
+      body: { api_key: project.api_token, distinct_id: "x", flag_keys_to_evaluate: ["pros"] },
+    });
     expect(Object.keys(res.json.flags)).toEqual(["pros"]);
-    expect((await call(flagsUrl(), { method: "POST", key: null, body: { $token: project.api_token, distinct_id: 5 } })).status).toBe(200);
-    expect((await call(flagsUrl(), { method: "POST", key: null, body: { token: "phc_nope", distinct_id: "x" } })).status).toBe(401);
+    expect(
+      (await call(flagsUrl(), { method: "POST", key: null, body: { $token: project.api_token, distinct_id: 5 } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call(flagsUrl(), { method: "POST", key: null, body: { token: "phc_nope", distinct_id: "x" } })).status,
+    ).toBe(401);
     expect((await call(flagsUrl(), { method: "POST", key: null, body: { distinct_id: "x" } })).status).toBe(401);
     expect(envelope(await evaluate({})).attr).toBe("distinct_id");
     expect(envelope(await evaluate({ distinct_id: null })).attr).toBe("distinct_id");
@@ -65,7 +95,8 @@ describe("POST /flags", () => {
   });
 
   it("keeps the first 200 Unicode characters of a longer distinct_id, an emoji counting as one", async () => {
-    const variant = async (id: string) => (await evaluate({ distinct_id: id, flag_keys_to_evaluate: ["mv"] })).json.flags.mv.variant;
+    const variant = async (id: string) =>
+      (await evaluate({ distinct_id: id, flag_keys_to_evaluate: ["mv"] })).json.flags.mv.variant;
     // An id whose cut at 200 UTF-16 units (100 emoji) buckets differently from 200 emoji, so the two cuts are told apart.
     let emoji: string | undefined;
     for (const candidate of ["😀", "🦔", "🚀", "🎉", "🌍", "🍕", "🐙", "🎸"]) {
@@ -81,31 +112,58 @@ describe("POST /flags", () => {
   it("reads gzip, base64 and form-encoded bodies", async () => {
     const json = JSON.stringify({ token: project.api_token, distinct_id: "u1", person_properties: { plan: "pro" } });
     const gz = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
-    const gzipped = await call("/flags/?v=2&compression=gzip-js", { method: "POST", key: null, rawBody: gz, headers: { "content-type": "text/plain" } });
+    const gzipped = await call("/flags/?v=2&compression=gzip-js", {
+      method: "POST",
+      key: null,
+      rawBody: gz,
+      headers: { "content-type": "text/plain" },
+    });
     expect(gzipped.status, gzipped.text).toBe(200);
     expect(gzipped.json.flags.pros.enabled).toBe(true);
-    const b64 = await call("/flags/?v=2", { method: "POST", key: null, rawBody: btoa(json), headers: { "content-type": "text/plain" } });
+    const b64 = await call("/flags/?v=2", {
+      method: "POST",
+      key: null,
+      rawBody: btoa(json),
+      headers: { "content-type": "text/plain" },
+    });
     expect(b64.json.flags.pros.enabled).toBe(true);
-    const form = await call("/decide/?v=3", { method: "POST", key: null, rawBody: `data=${encodeURIComponent(btoa(json))}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await call("/decide/?v=3", {
+      method: "POST",
+      key: null,
+      rawBody: `data=${encodeURIComponent(btoa(json))}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.json.featureFlags.pros).toBe(true);
-    const junk = await call("/flags/?v=2", { method: "POST", key: null, rawBody: "not json", headers: { "content-type": "text/plain" } });
+    const junk = await call("/flags/?v=2", {
+      method: "POST",
+      key: null,
+      rawBody: "not json",
+      headers: { "content-type": "text/plain" },
+    });
     expect(junk.status).toBe(400);
   });
 
   it("uses stored person properties, the request's winning", async () => {
-    const person = await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
+    const person = await env.DB.prepare(
+      "INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id",
+    )
       .bind(project.id, crypto.randomUUID(), JSON.stringify({ plan: "pro" }))
       .first<{ id: number }>();
-    await env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)").bind(project.id, "stored-user", person!.id).run();
+    await env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)")
+      .bind(project.id, "stored-user", person!.id)
+      .run();
     expect((await evaluate({ distinct_id: "stored-user" })).json.flags.pros.enabled).toBe(true);
-    expect((await evaluate({ distinct_id: "stored-user", person_properties: { plan: "free" } })).json.flags.pros.enabled).toBe(false);
+    expect(
+      (await evaluate({ distinct_id: "stored-user", person_properties: { plan: "free" } })).json.flags.pros.enabled,
+    ).toBe(false);
   });
 });
 
 describe("last_called_at", () => {
   it("is set after /flags evaluates the flag (after the response)", async () => {
     const fresh = await createProject();
-    const flag = (await call(`/api/projects/${fresh.id}/feature_flags/`, { method: "POST", body: { key: "called" } })).json;
+    const flag = (await call(`/api/projects/${fresh.id}/feature_flags/`, { method: "POST", body: { key: "called" } }))
+      .json;
     expect(flag.last_called_at).toBeNull();
     await call("/flags/?v=2", { method: "POST", key: null, body: { token: fresh.api_token, distinct_id: "u" } });
     let seen: string | null = null;
@@ -131,25 +189,38 @@ describe("flag definitions", () => {
     const c = await call(`/api/projects/${project.id}/feature_flags/local_evaluation?send_cohorts`, { key });
     expect(b.text).toBe(a.text);
     expect(c.text).toBe(a.text);
-    const again = await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key, headers: { "If-None-Match": a.headers.get("etag")! } });
+    const again = await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, {
+      key,
+      headers: { "If-None-Match": a.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     expect(again.text).toBe("");
     await createFlag({ key: "newer" });
-    const fresh = await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, { key, headers: { "If-None-Match": a.headers.get("etag")! } });
+    const fresh = await call(`/flags/definitions?token=${project.api_token}&send_cohorts`, {
+      key,
+      headers: { "If-None-Match": a.headers.get("etag")! },
+    });
     expect(fresh.status).toBe(200);
     expect(fresh.json.flags.map((f: any) => f.key)).toContain("newer");
   });
 
   it("needs a key with feature_flag:read that may reach the project", async () => {
     expect((await call(`/flags/definitions?token=${project.api_token}`, { key: null })).status).toBe(401);
-    expect((await call(`/flags/definitions?token=${project.api_token}`, { key: await createKey(["person:read"]) })).status).toBe(403);
+    expect(
+      (await call(`/flags/definitions?token=${project.api_token}`, { key: await createKey(["person:read"]) })).status,
+    ).toBe(403);
     const elsewhere = await createKey(["feature_flag:read"], [(await createProject()).id]);
     expect((await call(`/flags/definitions?token=${project.api_token}`, { key: elsewhere })).status).toBe(403);
   });
 
   it("rewrites dependencies to keys with a dependency_chain and rebuilds after a KV miss", async () => {
     const base = await createFlag({ key: "dep-base" });
-    await createFlag({ key: "dep-top", filters: { groups: [{ properties: [{ key: String(base.id), type: "flag", operator: "flag_evaluates_to", value: true }] }] } });
+    await createFlag({
+      key: "dep-top",
+      filters: {
+        groups: [{ properties: [{ key: String(base.id), type: "flag", operator: "flag_evaluates_to", value: true }] }],
+      },
+    });
     const res = await call(`/flags/definitions?token=${project.api_token}`);
     const top = res.json.flags.find((f: any) => f.key === "dep-top");
     expect(top.filters.groups[0].properties[0]).toMatchObject({ key: "dep-base", dependency_chain: ["dep-base"] });

@@ -9,15 +9,21 @@ const evaluate = async (body: Record<string, unknown>) =>
 const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
 async function insertPerson(distinctId: string, properties: Record<string, unknown>) {
-  const person = await env.DB.prepare("INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id")
+  const person = await env.DB.prepare(
+    "INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, ?) RETURNING id",
+  )
     .bind(project.id, crypto.randomUUID(), JSON.stringify(properties))
     .first<{ id: number }>();
-  await env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)").bind(project.id, distinctId, person!.id).run();
+  await env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)")
+    .bind(project.id, distinctId, person!.id)
+    .run();
   return person!.id;
 }
 
 async function insertCohort(name: string, properties: unknown, isStatic = false) {
-  const row = await env.DB.prepare("INSERT INTO cohorts (project_id, name, filters, is_static) VALUES (?, ?, ?, ?) RETURNING id")
+  const row = await env.DB.prepare(
+    "INSERT INTO cohorts (project_id, name, filters, is_static) VALUES (?, ?, ?, ?) RETURNING id",
+  )
     .bind(project.id, name, JSON.stringify(isStatic ? {} : { properties }), isStatic ? 1 : 0)
     .first<{ id: number }>();
   return row!.id;
@@ -31,25 +37,68 @@ beforeAll(async () => {
   const alice = await insertPerson("alice", { plan: "pro", $browser: "Chrome" });
   await insertPerson("bob", { plan: "free" });
   staticCohort = await insertCohort("hand-picked", null, true);
-  await env.DB.prepare("INSERT INTO cohort_people (cohort_id, person_id) VALUES (?, ?)").bind(staticCohort, alice).run();
-  dynamicCohort = await insertCohort("not pros", { type: "AND", values: [{ key: "plan", type: "person", value: "pro", negation: true }] });
-  await env.DB.prepare("INSERT INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (?, 'company', 0)").bind(project.id).run();
-  await env.DB.prepare("INSERT INTO groups (project_id, group_type_index, group_key, properties) VALUES (?, 0, 'acme', ?)").bind(project.id, JSON.stringify({ tier: "gold" })).run();
+  await env.DB.prepare("INSERT INTO cohort_people (cohort_id, person_id) VALUES (?, ?)")
+    .bind(staticCohort, alice)
+    .run();
+  dynamicCohort = await insertCohort("not pros", {
+    type: "AND",
+    values: [{ key: "plan", type: "person", value: "pro", negation: true }],
+  });
+  await env.DB.prepare(
+    "INSERT INTO group_type_mappings (project_id, group_type, group_type_index) VALUES (?, 'company', 0)",
+  )
+    .bind(project.id)
+    .run();
+  await env.DB.prepare(
+    "INSERT INTO groups (project_id, group_type_index, group_key, properties) VALUES (?, 0, 'acme', ?)",
+  )
+    .bind(project.id, JSON.stringify({ tier: "gold" }))
+    .run();
 
-  await createFlag({ key: "static-members", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: staticCohort }] }] } });
-  await createFlag({ key: "not-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort }] }] } });
-  await createFlag({ key: "outside-not-pros", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort, operator: "not_in" }] }] } });
-  await createFlag({ key: "gold", filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, value: "gold" }] }] } });
-  await createFlag({ key: "initial-chrome", filters: { groups: [{ properties: [{ key: "$initial_browser", type: "person", value: "Chrome" }] }] } });
-  await createFlag({ key: "sticky", ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } });
+  await createFlag({
+    key: "static-members",
+    filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: staticCohort }] }] },
+  });
+  await createFlag({
+    key: "not-pros",
+    filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort }] }] },
+  });
+  await createFlag({
+    key: "outside-not-pros",
+    filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: dynamicCohort, operator: "not_in" }] }] },
+  });
+  await createFlag({
+    key: "gold",
+    filters: {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, value: "gold" }] }],
+    },
+  });
+  await createFlag({
+    key: "initial-chrome",
+    filters: { groups: [{ properties: [{ key: "$initial_browser", type: "person", value: "Chrome" }] }] },
+  });
+  await createFlag({
+    key: "sticky",
+    ensure_experience_continuity: true,
+    filters: { groups: [{ rollout_percentage: 50 }] },
+  });
 });
 
 describe("/flags with stored data", () => {
   it("static and dynamic cohorts, negated and not_in", async () => {
     const alice = await evaluate({ distinct_id: "alice" });
-    expect([alice["static-members"].enabled, alice["not-pros"].enabled, alice["outside-not-pros"].enabled]).toEqual([true, false, true]);
+    expect([alice["static-members"].enabled, alice["not-pros"].enabled, alice["outside-not-pros"].enabled]).toEqual([
+      true,
+      false,
+      true,
+    ]);
     const bob = await evaluate({ distinct_id: "bob" });
-    expect([bob["static-members"].enabled, bob["not-pros"].enabled, bob["outside-not-pros"].enabled]).toEqual([false, true, false]);
+    expect([bob["static-members"].enabled, bob["not-pros"].enabled, bob["outside-not-pros"].enabled]).toEqual([
+      false,
+      true,
+      false,
+    ]);
   });
 
   it("backfills $initial_* from stored properties", async () => {
@@ -62,14 +111,31 @@ describe("/flags with stored data", () => {
     const plainCohort = await insertCohort("pro or enterprise", {
       type: "OR",
       values: [
-        { type: "AND", values: [{ key: "plan", type: "person", value: "pro" }, { key: "seats", type: "person", operator: "gt", value: 5 }] },
+        {
+          type: "AND",
+          values: [
+            { key: "plan", type: "person", value: "pro" },
+            { key: "seats", type: "person", operator: "gt", value: 5 },
+          ],
+        },
         { type: "AND", values: [{ key: "plan", type: "person", value: "enterprise" }] },
       ],
     });
-    await createFlag({ key: "expanded", filters: { groups: [{ properties: [{ key: "id", type: "cohort", value: plainCohort }], rollout_percentage: 30 }] } });
+    await createFlag({
+      key: "expanded",
+      filters: {
+        groups: [{ properties: [{ key: "id", type: "cohort", value: plainCohort }], rollout_percentage: 30 }],
+      },
+    });
     const flags = (await call(`/flags/definitions?token=${project.api_token}&send_cohorts=false`, { key })).json.flags;
     expect(flags.find((f: any) => f.key === "expanded").filters.groups).toEqual([
-      { properties: [{ key: "plan", type: "person", value: "pro" }, { key: "seats", type: "person", operator: "gt", value: 5 }], rollout_percentage: 30 },
+      {
+        properties: [
+          { key: "plan", type: "person", value: "pro" },
+          { key: "seats", type: "person", operator: "gt", value: 5 },
+        ],
+        rollout_percentage: 30,
+      },
       { properties: [{ key: "plan", type: "person", value: "enterprise" }], rollout_percentage: 30 },
     ]);
     // A negated cohort leaf prevents the expansion.
@@ -84,19 +150,30 @@ describe("/flags with stored data", () => {
     expect(Object.keys(payload.cohorts)).toContain(String(dynamicCohort));
     expect(Object.keys(payload.cohorts)).not.toContain(String(staticCohort));
     expect(payload.group_type_mapping).toEqual({ "0": "company" });
-    expect((await call(`/flags/definitions?token=${project.api_token}&send_cohorts=false`, { key })).json.cohorts).toEqual({});
+    expect(
+      (await call(`/flags/definitions?token=${project.api_token}&send_cohorts=false`, { key })).json.cohorts,
+    ).toEqual({});
   });
 
   it("group properties come from D1, overlaid by the request", async () => {
     expect((await evaluate({ distinct_id: "x", groups: { company: "acme" } })).gold.enabled).toBe(true);
-    expect((await evaluate({ distinct_id: "x", groups: { company: "acme" }, group_properties: { company: { tier: "tin" } } })).gold.enabled).toBe(false);
+    expect(
+      (
+        await evaluate({
+          distinct_id: "x",
+          groups: { company: "acme" },
+          group_properties: { company: { tier: "tin" } },
+        })
+      ).gold.enabled,
+    ).toBe(false);
     expect((await evaluate({ distinct_id: "x" })).gold.reason.code).toBe("no_group_type");
   });
 
   it("experience continuity keeps the anonymous bucket after identify", async () => {
     // Find anonymous ids on both sides of the 50% rollout, then identify each as a stored person.
     const byAnon = new Map<string, boolean>();
-    for (let i = 0; byAnon.size < 6 && i < 40; i++) byAnon.set(`anon-${i}`, (await evaluate({ distinct_id: `anon-${i}` })).sticky.enabled);
+    for (let i = 0; byAnon.size < 6 && i < 40; i++)
+      byAnon.set(`anon-${i}`, (await evaluate({ distinct_id: `anon-${i}` })).sticky.enabled);
     let n = 0;
     for (const [anon, before] of byAnon) {
       const who = `identified-${n++}`;

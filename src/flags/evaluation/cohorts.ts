@@ -52,7 +52,9 @@ function matchGroup(
   if (!values.length) return true;
   const isAnd = group.type !== "OR";
   for (const entry of values) {
-    const hit = isGroup(entry) ? matchGroup(entry, source, properties, now, visiting) : matchLeaf(entry, source, properties, now, visiting);
+    const hit = isGroup(entry)
+      ? matchGroup(entry, source, properties, now, visiting)
+      : matchLeaf(entry, source, properties, now, visiting);
     if (isAnd && !hit) return false;
     if (!isAnd && hit) return true;
   }

@@ -40,7 +40,11 @@ export function groupPropertiesOf(ctx: EvaluationContext, index: number): Record
  * bucketing (undefined when absent), the continuity override / anonymous id for continuity
  * flags, else the distinct id.
  */
-export function personIdentifier(flag: FlagDefinition, ctx: EvaluationContext, useOverride: boolean): string | undefined {
+export function personIdentifier(
+  flag: FlagDefinition,
+  ctx: EvaluationContext,
+  useOverride: boolean,
+): string | undefined {
   const bucketing = flag.bucketing_identifier ?? flag.filters.bucketing_identifier;
   if (bucketing === "device_id") return ctx.deviceId || undefined;
   if (flag.ensure_experience_continuity) {

@@ -31,12 +31,24 @@ function zoneOffsetMinutes(zone: string, instant: number): number {
     format = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       hourCycle: "h23",
-      year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
     });
     formats.set(zone, format);
   }
   const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const wall = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return Math.round((wall - Math.floor(instant / 1000) * 1000) / 60_000);
 }
 
@@ -49,7 +61,8 @@ function fromWall(wall: number, zone: string | undefined): number {
   return wall - zoneOffsetMinutes(zone!, guess) * 60_000;
 }
 
-const toWall = (instant: number, zone: string | undefined) => (isUtc(zone) ? instant : instant + zoneOffsetMinutes(zone!, instant) * 60_000);
+const toWall = (instant: number, zone: string | undefined) =>
+  isUtc(zone) ? instant : instant + zoneOffsetMinutes(zone!, instant) * 60_000;
 
 /** The instant a relative date names, or undefined when `value` is not relative. */
 export function parseRelativeDate(value: string, now: Date, zone?: string): Date | undefined {

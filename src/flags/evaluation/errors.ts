@@ -32,7 +32,10 @@ export function unavailable<T extends Record<string, unknown>>(known: T, code: s
     throw new FlagEvaluationError(code, `${code}: ${String(key)}`);
   };
   return new Proxy(known, {
-    get: (target, key) => (typeof key === "symbol" || Object.prototype.hasOwnProperty.call(target, key) ? Reflect.get(target, key) : fail(key)),
+    get: (target, key) =>
+      typeof key === "symbol" || Object.prototype.hasOwnProperty.call(target, key)
+        ? Reflect.get(target, key)
+        : fail(key),
     has: (target, key) => (Object.prototype.hasOwnProperty.call(target, key) ? true : fail(key)),
     getOwnPropertyDescriptor: (target, key) =>
       Object.prototype.hasOwnProperty.call(target, key) ? Reflect.getOwnPropertyDescriptor(target, key) : fail(key),
@@ -40,7 +43,11 @@ export function unavailable<T extends Record<string, unknown>>(known: T, code: s
 }
 
 /** A view of `target` in which reading one of `failed` throws `code` (the other keys answer normally). */
-export function withFailedKeys<T extends Record<string, unknown>>(target: T, failed: ReadonlySet<string>, code: string): T {
+export function withFailedKeys<T extends Record<string, unknown>>(
+  target: T,
+  failed: ReadonlySet<string>,
+  code: string,
+): T {
   if (!failed.size) return target;
   const check = (key: string | symbol) => {
     if (typeof key === "string" && failed.has(key)) throw new FlagEvaluationError(code, `${code}: ${key}`);

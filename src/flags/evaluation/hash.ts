@@ -29,7 +29,10 @@ export const hashWithin = (hash: number, percentage: number) => hash <= percenta
  * The variant a variant hash selects: the first whose cumulative share exceeds the hash. Past the
  * last one (shares summing below 100%, or a hash of exactly 1) there is none: the flag is plain true.
  */
-export function variantAt(hash: number, variants: readonly { key: string; rollout_percentage?: number | null }[]): string | null {
+export function variantAt(
+  hash: number,
+  variants: readonly { key: string; rollout_percentage?: number | null }[],
+): string | null {
   let cumulative = 0;
   for (const variant of variants) {
     cumulative += (variant.rollout_percentage ?? 0) / 100;

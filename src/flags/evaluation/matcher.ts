@@ -1,5 +1,12 @@
 import { flagHash, hashWithin, holdoutHash, variantAt } from "./hash";
-import { aggregationOf, evaluateCondition, groupPropertiesOf, personIdentifier, propertiesMatch, inRollout } from "./condition";
+import {
+  aggregationOf,
+  evaluateCondition,
+  groupPropertiesOf,
+  personIdentifier,
+  propertiesMatch,
+  inRollout,
+} from "./condition";
 import { errorDescription, FlagEvaluationError } from "./errors";
 import { REASON_SCORE, reason, type ReasonCode } from "./reasons";
 import type { Condition, EvaluationContext, FlagDefinition, FlagResult } from "./types";
@@ -54,7 +61,15 @@ export function evaluateFlags(
 
 /** An error record (flag-eval.md §5): disabled, no variant, the error code as the reason. */
 function failure(flag: FlagDefinition, code: string): FlagResult {
-  return { key: flag.key, enabled: false, variant: null, reason: { code, condition_index: null, description: errorDescription(code) }, payload: null, flag, failed: true };
+  return {
+    key: flag.key,
+    enabled: false,
+    variant: null,
+    reason: { code, condition_index: null, description: errorDescription(code) },
+    payload: null,
+    flag,
+    failed: true,
+  };
 }
 
 function hasBrokenDependency(flag: FlagDefinition, byKey: ReadonlyMap<string, FlagDefinition>): boolean {
@@ -77,12 +92,24 @@ function variantFor(flag: FlagDefinition, condition: Condition, identifier: stri
 
 const payloadOf = (flag: FlagDefinition, slot: string) => flag.filters.payloads?.[slot] ?? null;
 
-function result(flag: FlagDefinition, enabled: boolean, variant: string | null, code: ReasonCode, index: number | null, payload: unknown, groupsSkipped = false): FlagResult {
+function result(
+  flag: FlagDefinition,
+  enabled: boolean,
+  variant: string | null,
+  code: ReasonCode,
+  index: number | null,
+  payload: unknown,
+  groupsSkipped = false,
+): FlagResult {
   return { key: flag.key, enabled, variant, reason: reason(code, index, groupsSkipped), payload, flag };
 }
 
 /** Early-access enrollment (super condition); undefined when it does not decide. */
-function enrollment(flag: FlagDefinition, ctx: EvaluationContext, dependency: (key: string) => boolean | string): FlagResult | undefined {
+function enrollment(
+  flag: FlagDefinition,
+  ctx: EvaluationContext,
+  dependency: (key: string) => boolean | string,
+): FlagResult | undefined {
   const props = ctx.personProperties;
   if (flag.filters.feature_enrollment === true) {
     const name = `$feature_enrollment/${flag.key}`;
@@ -93,10 +120,13 @@ function enrollment(flag: FlagDefinition, ctx: EvaluationContext, dependency: (k
   }
   const superGroup = flag.filters.super_groups?.[0];
   const keys = (superGroup?.properties ?? []).map((p) => p.key);
-  if (!superGroup || !keys.length || !keys.some((k) => Object.prototype.hasOwnProperty.call(props, k))) return undefined;
+  if (!superGroup || !keys.length || !keys.some((k) => Object.prototype.hasOwnProperty.call(props, k)))
+    return undefined;
   const personCondition = { ...superGroup, aggregation_group_type_index: null };
   const identifier = personIdentifier(flag, ctx, true) ?? ctx.distinctId;
-  const enabled = propertiesMatch(flag, personCondition, ctx, dependency) && inRollout(flag.key, identifier, superGroup.rollout_percentage);
+  const enabled =
+    propertiesMatch(flag, personCondition, ctx, dependency) &&
+    inRollout(flag.key, identifier, superGroup.rollout_percentage);
   return result(flag, enabled, null, "super_condition_value", 0, enabled ? payloadOf(flag, "true") : null);
 }
 
@@ -138,7 +168,11 @@ function evaluateOne(
       return result(flag, true, variant, "condition_match", i, payloadOf(flag, variant ?? "true"));
     }
     const code: ReasonCode =
-      outcome.kind === "out_of_rollout" ? "out_of_rollout_bound" : outcome.kind === "no_match" ? "no_condition_match" : "no_group_type";
+      outcome.kind === "out_of_rollout"
+        ? "out_of_rollout_bound"
+        : outcome.kind === "no_match"
+          ? "no_condition_match"
+          : "no_group_type";
     if (outcome.kind === "no_group" && aggregationOf(flag, condition) !== null) groupsSkipped = true;
     if (REASON_SCORE[best.code] <= REASON_SCORE[code]) best = { code, index: i };
     if (outcome.kind === "out_of_rollout" && flag.filters.early_exit === true) break;

@@ -75,7 +75,8 @@ function compile(pattern: string): RegExp | null {
 }
 
 function compareNumbers(operator: string, filterValue: unknown, actual: unknown): boolean {
-  const a = toNumber(actual), f = toNumber(filterValue);
+  const a = toNumber(actual),
+    f = toNumber(filterValue);
   if (a === undefined || f === undefined) return false;
   if (operator === "gt") return a > f;
   if (operator === "gte") return a >= f;
@@ -84,7 +85,8 @@ function compareNumbers(operator: string, filterValue: unknown, actual: unknown)
 }
 
 function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date, zone?: string): boolean {
-  const f = parseFilterDate(filterValue, now, zone), a = parsePersonDate(actual, zone);
+  const f = parseFilterDate(filterValue, now, zone),
+    a = parsePersonDate(actual, zone);
   if (!f || !a) return false;
   if (operator === "is_date_before") return a.getTime() < f.getTime();
   if (operator === "is_date_after") return a.getTime() > f.getTime();
@@ -130,7 +132,12 @@ function between(filterValue: unknown, actual: unknown): boolean | undefined {
  * any error (unparseable number, date or version, invalid regex) is a non-match. `zone` is the
  * project's time zone (relative dates and dates without an offset); absent means UTC.
  */
-export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date, zone?: string): boolean {
+export function matchProperty(
+  filter: PropertyFilter,
+  properties: Record<string, unknown>,
+  now: Date,
+  zone?: string,
+): boolean {
   const operator = filter.operator ?? "exact";
   const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
   if (!present) return MATCH_WHEN_MISSING.has(operator);

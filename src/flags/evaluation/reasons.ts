@@ -58,8 +58,13 @@ const reasons = new Map<ReasonCode, Reason[]>();
 
 export function reason(code: ReasonCode, conditionIndex: number | null, groupsSkipped = false): Reason {
   const slot = ((conditionIndex ?? -1) + 1) * 2 + (groupsSkipped ? 1 : 0);
-  if (!(slot >= 0 && slot < 2000)) return { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) };
+  if (!(slot >= 0 && slot < 2000))
+    return { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) };
   let byCode = reasons.get(code);
   if (!byCode) reasons.set(code, (byCode = []));
-  return (byCode[slot] ??= { code, condition_index: conditionIndex, description: describe(code, conditionIndex, groupsSkipped) });
+  return (byCode[slot] ??= {
+    code,
+    condition_index: conditionIndex,
+    description: describe(code, conditionIndex, groupsSkipped),
+  });
 }

@@ -32,8 +32,10 @@ export function parseVersion(raw: unknown): Version | undefined {
 function comparePre(a: string[], b: string[]): number {
   if (!a.length || !b.length) return a.length ? -1 : b.length ? 1 : 0;
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i], y = b[i];
-    const xn = /^\d+$/.test(x), yn = /^\d+$/.test(y);
+    const x = a[i],
+      y = b[i];
+    const xn = /^\d+$/.test(x),
+      yn = /^\d+$/.test(y);
     if (xn && yn) {
       if (Number(x) !== Number(y)) return Number(x) < Number(y) ? -1 : 1;
     } else if (xn !== yn) return xn ? -1 : 1;
@@ -44,7 +46,10 @@ function comparePre(a: string[], b: string[]): number {
 
 export function compareVersions(a: Version, b: Version): number {
   return (
-    Math.sign(a.major - b.major) || Math.sign(a.minor - b.minor) || Math.sign(a.patch - b.patch) || comparePre(a.pre, b.pre)
+    Math.sign(a.major - b.major) ||
+    Math.sign(a.minor - b.minor) ||
+    Math.sign(a.patch - b.patch) ||
+    comparePre(a.pre, b.pre)
   );
 }
 
@@ -58,7 +63,9 @@ export function versionRange(operator: "semver_tilde" | "semver_caret" | "semver
     const fixed = parts.filter((p) => p !== "*" && p.toLowerCase() !== "x");
     if (!fixed.length || fixed.length > 2 || fixed.some((p) => !CORE.test(p))) return undefined;
     const [major, minor] = fixed.map(Number);
-    return fixed.length === 1 ? { low: v(major, 0, 0), high: v(major + 1, 0, 0) } : { low: v(major, minor, 0), high: v(major, minor + 1, 0) };
+    return fixed.length === 1
+      ? { low: v(major, 0, 0), high: v(major + 1, 0, 0) }
+      : { low: v(major, minor, 0), high: v(major, minor + 1, 0) };
   }
   const low = parseVersion(raw);
   if (!low) return undefined;

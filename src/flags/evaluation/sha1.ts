@@ -43,14 +43,23 @@ export function sha1Words(input: string): [number, number, number, number, numbe
   block[padded - 1] = bits & 0xff;
   block[padded - 5] = Math.floor(bits / 0x100000000) & 0xff;
 
-  let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
+  let h0 = 0x67452301,
+    h1 = 0xefcdab89,
+    h2 = 0x98badcfe,
+    h3 = 0x10325476,
+    h4 = 0xc3d2e1f0;
   for (let offset = 0; offset < padded; offset += 64) {
     for (let i = 0; i < 16; i++) {
       const p = offset + i * 4;
       words[i] = (block[p] << 24) | (block[p + 1] << 16) | (block[p + 2] << 8) | block[p + 3];
     }
     for (let i = 16; i < 80; i++) words[i] = rotl(words[i - 3] ^ words[i - 8] ^ words[i - 14] ^ words[i - 16], 1);
-    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0;
+    let a = h0,
+      b = h1,
+      c = h2,
+      d = h3,
+      e = h4,
+      t = 0;
     // The four round functions in separate loops: no per-round branch in the hot path.
     for (let i = 0; i < 20; i++) {
       t = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + words[i]) | 0;
@@ -107,7 +116,12 @@ export function sha1Top60(input: string): number {
     const x = W[i - 3] ^ W[i - 8] ^ W[i - 14] ^ W[i - 16];
     W[i] = (x << 1) | (x >>> 31);
   }
-  let a = 0x67452301, b = 0xefcdab89 | 0, c = 0x98badcfe | 0, d = 0x10325476, e = 0xc3d2e1f0 | 0, t = 0;
+  let a = 0x67452301,
+    b = 0xefcdab89 | 0,
+    c = 0x98badcfe | 0,
+    d = 0x10325476,
+    e = 0xc3d2e1f0 | 0,
+    t = 0;
   for (let i = 0; i < 20; i++) {
     t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + W[i]) | 0;
     (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);

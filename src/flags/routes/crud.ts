@@ -10,7 +10,6 @@ import { cohortNames, getFlag, listFlags } from "../service";
 import { createFlag, deleteFlag, updateFlag } from "../write";
 import { BASE, read, tags, write } from "./common";
 
-
 const list = defineRoute({
   method: "get",
   path: BASE,
@@ -48,7 +47,10 @@ const patch = defineRoute({
   summary: "Update some fields; `{deleted: true}` soft-deletes; a stale `version` is 409",
   auth: write,
   request: { params: FlagParams, body: jsonBody(PatchFlagBody) },
-  responses: { 200: json(FeatureFlagSchema, "The updated flag"), 409: json(z.object({}).passthrough(), "Stale version") },
+  responses: {
+    200: json(FeatureFlagSchema, "The updated flag"),
+    409: json(z.object({}).passthrough(), "Stale version"),
+  },
 });
 
 const put = defineRoute({
@@ -58,7 +60,10 @@ const put = defineRoute({
   summary: "Replace a feature flag's writable fields (`key` required)",
   auth: write,
   request: { params: FlagParams, body: jsonBody(PutFlagBody) },
-  responses: { 200: json(FeatureFlagSchema, "The updated flag"), 409: json(z.object({}).passthrough(), "Stale version") },
+  responses: {
+    200: json(FeatureFlagSchema, "The updated flag"),
+    409: json(z.object({}).passthrough(), "Stale version"),
+  },
 });
 
 const remove = defineRoute({
@@ -78,7 +83,15 @@ export const flagCrudRoutes = createRouter()
     const db = c.get("db");
     const { rows, count } = await listFlags(db, c.get("project").id, query, page);
     const names = await cohortNames(db, c.get("project").id, rows);
-    return c.json(paginated(c.req.url, page, count, rows.map((r) => flagRecord(r, names))), 200);
+    return c.json(
+      paginated(
+        c.req.url,
+        page,
+        count,
+        rows.map((r) => flagRecord(r, names)),
+      ),
+      200,
+    );
   })
   .openapi(create, async (c) => {
     const db = c.get("db");
@@ -93,12 +106,26 @@ export const flagCrudRoutes = createRouter()
   })
   .openapi(patch, async (c) => {
     const db = c.get("db");
-    const flag = await updateFlag(c.env, db, c.get("project").id, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const flag = await updateFlag(
+      c.env,
+      db,
+      c.get("project").id,
+      c.get("principal"),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+    );
     return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 200);
   })
   .openapi(put, async (c) => {
     const db = c.get("db");
-    const flag = await updateFlag(c.env, db, c.get("project").id, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const flag = await updateFlag(
+      c.env,
+      db,
+      c.get("project").id,
+      c.get("principal"),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+    );
     return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 200);
   })
   .openapi(remove, async (c) => {

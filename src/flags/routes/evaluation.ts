@@ -11,7 +11,10 @@ import { userBlastRadius } from "../blast-radius";
 import { evaluateForRequest } from "../evaluate-request";
 import { BASE, read, tags } from "./common";
 
-const GroupsQuery = z.string().optional().openapi({ description: 'JSON object `{group type: group key}` (default `{}`).' });
+const GroupsQuery = z
+  .string()
+  .optional()
+  .openapi({ description: "JSON object `{group type: group key}` (default `{}`)." });
 
 /** `groups` as PostHog reads it from a query string. */
 function parseGroups(raw: string | undefined): Record<string, unknown> {
@@ -22,7 +25,8 @@ function parseGroups(raw: string | undefined): Record<string, unknown> {
   } catch {
     throw validationError("Invalid JSON in groups parameter", "groups");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw validationError("groups must be a JSON object", "groups");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw validationError("groups must be a JSON object", "groups");
   return value as Record<string, unknown>;
 }
 
@@ -33,7 +37,15 @@ const reasons = defineRoute({
   summary: "Every flag's value and evaluation reason for one distinct id",
   auth: read,
   request: { params: ProjectParams, query: z.object({ distinct_id: z.string().min(1), groups: GroupsQuery }) },
-  responses: { 200: json(z.record(z.string(), z.object({ value: z.union([z.boolean(), z.string()]), evaluation: z.record(z.string(), z.unknown()) })), "By flag key") },
+  responses: {
+    200: json(
+      z.record(
+        z.string(),
+        z.object({ value: z.union([z.boolean(), z.string()]), evaluation: z.record(z.string(), z.unknown()) }),
+      ),
+      "By flag key",
+    ),
+  },
 });
 
 const localEvaluation = defineRoute({
@@ -56,10 +68,19 @@ const myFlags = defineRoute({
     params: ProjectParams,
     query: z.object({
       groups: GroupsQuery,
-      distinct_id: z.string().min(1).optional().openapi({ description: "Whom to evaluate for; defaults to the calling key's label." }),
+      distinct_id: z
+        .string()
+        .min(1)
+        .optional()
+        .openapi({ description: "Whom to evaluate for; defaults to the calling key's label." }),
     }),
   },
-  responses: { 200: json(z.array(z.object({ feature_flag: z.record(z.string(), z.unknown()), value: z.union([z.boolean(), z.string()]) })), "Flags and values") },
+  responses: {
+    200: json(
+      z.array(z.object({ feature_flag: z.record(z.string(), z.unknown()), value: z.union([z.boolean(), z.string()]) })),
+      "Flags and values",
+    ),
+  },
 });
 
 const blastRadius = defineRoute({
@@ -72,7 +93,10 @@ const blastRadius = defineRoute({
     params: ProjectParams,
     body: jsonBody(
       z.object({
-        condition: z.record(z.string(), z.unknown()).optional().openapi({ description: "A release condition: `{properties, rollout_percentage}`." }),
+        condition: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .openapi({ description: "A release condition: `{properties, rollout_percentage}`." }),
         group_type_index: z.number().int().min(0).nullable().optional(),
       }),
     ),
@@ -93,13 +117,25 @@ export const evaluationRoutes = createRouter()
     const { results, flags } = await evaluateFor(c, distinct_id, parseGroups(groups));
     const out: Record<string, { value: boolean | string; evaluation: Record<string, unknown> }> = {};
     for (const r of Object.values(results)) {
-      out[r.key] = { value: valueOf(r), evaluation: { reason: r.reason.code, condition_index: r.reason.condition_index, description: r.reason.description } };
+      out[r.key] = {
+        value: valueOf(r),
+        evaluation: {
+          reason: r.reason.code,
+          condition_index: r.reason.condition_index,
+          description: r.reason.description,
+        },
+      };
     }
-    for (const f of flags) if (!f.active) out[f.key] = { value: false, evaluation: { reason: "disabled", condition_index: null } };
+    for (const f of flags)
+      if (!f.active) out[f.key] = { value: false, evaluation: { reason: "disabled", condition_index: null } };
     return c.json(out, 200);
   })
   .openapi(localEvaluation, async (c) => {
-    const entry = await definitionsFor(c, c.get("project").apiToken, cohortVariant(c.req.valid("query").send_cohorts ?? "false"));
+    const entry = await definitionsFor(
+      c,
+      c.get("project").apiToken,
+      cohortVariant(c.req.valid("query").send_cohorts ?? "false"),
+    );
     return definitionsResponse(c, entry!) as never;
   })
   .openapi(blastRadius, async (c) => {
@@ -111,5 +147,8 @@ export const evaluationRoutes = createRouter()
     const { groups, distinct_id } = c.req.valid("query");
     const { results, flags } = await evaluateFor(c, distinct_id ?? c.get("principal").label, parseGroups(groups));
     const newestFirst = [...flags].sort((a, b) => b.id - a.id);
-    return c.json(newestFirst.map((f) => ({ feature_flag: f, value: results[f.key] ? valueOf(results[f.key]) : false })), 200);
+    return c.json(
+      newestFirst.map((f) => ({ feature_flag: f, value: results[f.key] ? valueOf(results[f.key]) : false })),
+      200,
+    );
   });

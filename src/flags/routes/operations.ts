@@ -90,9 +90,15 @@ const bulkKeys = defineRoute({
   tags,
   summary: "Map flag ids to keys",
   auth: read,
-  request: { params: ProjectParams, body: jsonBody(z.object({ ids: z.array(z.union([z.number(), z.string()])).optional() })) },
+  request: {
+    params: ProjectParams,
+    body: jsonBody(z.object({ ids: z.array(z.union([z.number(), z.string()])).optional() })),
+  },
   responses: {
-    200: json(z.object({ keys: z.record(z.string(), z.string()), warning: z.string().optional() }), "`{keys: {id: key}}`"),
+    200: json(
+      z.object({ keys: z.record(z.string(), z.string()), warning: z.string().optional() }),
+      "`{keys: {id: key}}`",
+    ),
     400: json(z.object({ error: z.string() }), "Every id was invalid"),
   },
 });
@@ -112,7 +118,14 @@ export const flagOperationRoutes = createRouter()
     // PostHog answers 404 with an empty body here.
     if (!flag || flag.deleted || !flag.isRemoteConfiguration) return c.body(null, 404);
     const payload = (flag.filters.payloads as Record<string, unknown> | undefined)?.["true"];
-    return c.json(typeof payload === "string" ? payload : payload === undefined || payload === null ? null : JSON.stringify(payload), 200);
+    return c.json(
+      typeof payload === "string"
+        ? payload
+        : payload === undefined || payload === null
+          ? null
+          : JSON.stringify(payload),
+      200,
+    );
   })
   .openapi(enrich, async (c) => {
     await enableEnrichedAnalytics(c.env, c.get("db"), c.get("project").id, c.get("principal"), c.req.valid("param").id);
@@ -120,19 +133,36 @@ export const flagOperationRoutes = createRouter()
       {
         success: true,
         has_enriched_analytics: true,
-        detail: "Enriched analytics recorded on the flag. edgehog has no dashboard product, so no usage dashboard was changed.",
+        detail:
+          "Enriched analytics recorded on the flag. edgehog has no dashboard product, so no usage dashboard was changed.",
       },
       200,
     );
   })
   .openapi(activity, async (c) => {
-    return c.json(await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "FeatureFlag" }, c.req.url, c.req.valid("query")), 200);
+    return c.json(
+      await activityPage(
+        c.get("db"),
+        { projectId: c.get("project").id, scope: "FeatureFlag" },
+        c.req.url,
+        c.req.valid("query"),
+      ),
+      200,
+    );
   })
   .openapi(flagActivity, async (c) => {
     const { id } = c.req.valid("param");
     const projectId = c.get("project").id;
     if (!(await getFlag(c.get("db"), projectId, id))) throw notFound();
-    return c.json(await activityPage(c.get("db"), { projectId, scope: "FeatureFlag", itemId: String(id) }, c.req.url, c.req.valid("query")), 200);
+    return c.json(
+      await activityPage(
+        c.get("db"),
+        { projectId, scope: "FeatureFlag", itemId: String(id) },
+        c.req.url,
+        c.req.valid("query"),
+      ),
+      200,
+    );
   })
   .openapi(bulkKeys, async (c) => {
     const ids = c.req.valid("json").ids ?? [];
@@ -141,7 +171,9 @@ export const flagOperationRoutes = createRouter()
     const invalid = ids.filter((id) => !/^\d+$/.test(String(id)));
     if (!valid.length) return c.json({ error: "Invalid flag IDs provided" }, 400);
     const keys = await keysOf(c.get("db"), c.get("project").id, [...new Set(valid)].slice(0, 1000));
-    const body: { keys: Record<string, string>; warning?: string } = { keys: Object.fromEntries([...keys].map(([id, key]) => [String(id), key])) };
+    const body: { keys: Record<string, string>; warning?: string } = {
+      keys: Object.fromEntries([...keys].map(([id, key]) => [String(id), key])),
+    };
     if (invalid.length) body.warning = `Invalid flag IDs ignored: [${invalid.map((i) => `'${i}'`).join(", ")}]`;
     return c.json(body, 200);
   });

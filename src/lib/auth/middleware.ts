@@ -37,7 +37,8 @@ export function authenticate(
     if (!principal) throw authenticationFailed("Personal API key found in request Authorization header is invalid.");
     if (cacheMs && !fresh) rememberPrincipal(secret, principal);
     c.set("principal", principal);
-    if (principal.kind === "personal_api_key" && !fresh) c.executionCtx.waitUntil(recordKeyUse(c.get("db"), principal.keyId));
+    if (principal.kind === "personal_api_key" && !fresh)
+      c.executionCtx.waitUntil(recordKeyUse(c.get("db"), principal.keyId));
 
     const projectParam = c.req.param("project_id");
     if (projectParam !== undefined) await resolveProject(c, principal, projectParam);
@@ -54,7 +55,8 @@ export function authenticate(
 
 async function resolveProject(c: Parameters<MiddlewareHandler<AppEnv>>[0], principal: Principal, raw: string) {
   const db = c.get("db");
-  const project = raw === "@current" ? await resolveCurrentProject(db, principal, c.req.query("token")) : await projectById(db, raw);
+  const project =
+    raw === "@current" ? await resolveCurrentProject(db, principal, c.req.query("token")) : await projectById(db, raw);
   if (!project) throw notFound("Project not found.");
   if (!canReachProject(principal, project.id)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);

@@ -2,22 +2,12 @@
  * Scopes are `*` or `<area>:<read|write>`; `area:write` implies `area:read`.
  * The list is the spec's, plus the areas design.md adds (cohort, project).
  */
-export const SCOPE_AREAS = [
-  "person",
-  "cohort",
-  "activity_log",
-  "feature_flag",
-  "endpoint",
-  "project",
-] as const;
+export const SCOPE_AREAS = ["person", "cohort", "activity_log", "feature_flag", "endpoint", "project"] as const;
 
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 export type Scope = `${ScopeArea}:${"read" | "write"}`;
 
-export const ALL_SCOPES: readonly string[] = [
-  "*",
-  ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),
-];
+export const ALL_SCOPES: readonly string[] = ["*", ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`])];
 
 export function isKnownScope(scope: string): boolean {
   return ALL_SCOPES.includes(scope);

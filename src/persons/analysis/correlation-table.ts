@@ -25,7 +25,8 @@ export interface CorrelationTable {
 function stringList(input: Input, key: string): string[] {
   const raw = json(input, key);
   if (raw === undefined) return [];
-  if (!Array.isArray(raw) || raw.some((v) => typeof v !== "string")) throw validationError(`${key} must be a JSON list of names.`, key);
+  if (!Array.isArray(raw) || raw.some((v) => typeof v !== "string"))
+    throw validationError(`${key} must be a JSON list of names.`, key);
   return raw as string[];
 }
 
@@ -41,9 +42,17 @@ export interface CountRow {
  * dropped-off (`f`) persons, plus a TOTAL row.
  */
 export function correlationCountsSql(spec: FunnelSpec, input: Input, params: Params): string {
-  const type = oneOf(input, "funnel_correlation_type", ["events", "properties", "event_with_properties"] as const, "events");
+  const type = oneOf(
+    input,
+    "funnel_correlation_type",
+    ["events", "properties", "event_with_properties"] as const,
+    "events",
+  );
   if (type === "event_with_properties") {
-    throw validationError("funnel_correlation_type event_with_properties is not supported (events and properties only).", "funnel_correlation_type");
+    throw validationError(
+      "funnel_correlation_type event_with_properties is not supported (events and properties only).",
+      "funnel_correlation_type",
+    );
   }
   const N = params.bind(spec.steps.length);
   const counts = `count(DISTINCT CASE WHEN f.steps = ${N} THEN f.pid END) AS s, count(DISTINCT CASE WHEN f.steps < ${N} THEN f.pid END) AS f`;
@@ -56,7 +65,11 @@ export function correlationCountsSql(spec: FunnelSpec, input: Input, params: Par
         AND x.event NOT IN ${excluded}) GROUP BY name`;
   } else {
     const names = stringList(input, "funnel_correlation_names");
-    if (!names.length) throw validationError("Property correlation expects at least one property name in funnel_correlation_names.", "funnel_correlation_names");
+    if (!names.length)
+      throw validationError(
+        "Property correlation expects at least one property name in funnel_correlation_names.",
+        "funnel_correlation_names",
+      );
     const keys = names.includes("$all") ? "1" : `j.key IN ${params.bindList(names)}`;
     const excluded = params.bindList(stringList(input, "funnel_correlation_exclude_names"));
     const value = `(CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN '' ELSE CAST(j.value AS TEXT) END)`;
@@ -73,7 +86,9 @@ export function correlationTable(rows: CountRow[]): CorrelationTable {
   const S = total.s;
   const F = total.f;
   if (!S || !F) return { events: [], skewed: true };
-  const significant = rows.filter((r) => r.name !== TOTAL && r.s + r.f >= Math.min(MIN_PERSON_COUNT, MIN_PERSON_PERCENTAGE * (S + F)));
+  const significant = rows.filter(
+    (r) => r.name !== TOTAL && r.s + r.f >= Math.min(MIN_PERSON_COUNT, MIN_PERSON_PERCENTAGE * (S + F)),
+  );
   const scored: CorrelationRow[] = significant.map((r) => {
     const odds = ((r.s + PRIOR_COUNT) * (F - r.f + PRIOR_COUNT)) / ((S - r.s + PRIOR_COUNT) * (r.f + PRIOR_COUNT));
     return {

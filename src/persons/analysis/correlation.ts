@@ -20,7 +20,12 @@ function convertedCondition(input: Input, steps: number) {
  * correlation event during their attempt, or whose person properties match the given values.
  * With `include_correlation=true` the response also carries the correlation table.
  */
-export async function correlationActors(d1: D1Database, ctx: ProjectContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
+export async function correlationActors(
+  d1: D1Database,
+  ctx: ProjectContext,
+  input: Input,
+  requestUrl: string,
+): Promise<ActorsResponse> {
   const spec = await parseFunnel(input, ctx);
   const page = pageOf(input, "funnel_correlation_person_limit", "funnel_correlation_person_offset");
   const params = new Params();
@@ -30,14 +35,23 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
   const entityRaw = json(input, "funnel_correlation_person_entity");
   if (entityRaw !== undefined) {
     const entity = parseEntity(entityRaw, "funnel_correlation_person_entity");
-    if (entity.event === null) throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
-    const props = propertiesSql(entity.properties, eventColumns("x"), params, "funnel_correlation_person_entity", ctx.cohorts);
+    if (entity.event === null)
+      throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
+    const props = propertiesSql(
+      entity.properties,
+      eventColumns("x"),
+      params,
+      "funnel_correlation_person_entity",
+      ctx.cohorts,
+    );
     conditions.push(`EXISTS (SELECT 1 FROM ${BY_PERSON}
       WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
   }
   const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");
   if (values !== undefined) {
-    conditions.push(propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values", ctx.cohorts));
+    conditions.push(
+      propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values", ctx.cohorts),
+    );
   }
   const persons = `SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}
     ORDER BY f.pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
@@ -48,7 +62,12 @@ export async function correlationActors(d1: D1Database, ctx: ProjectContext, inp
        UNION ALL SELECT 'count', name, s, f FROM (${correlationCountsSql(spec, input, params)})`
     : `${ctes} ${persons}`;
   const rows = await runAll<{ kind?: string; pid?: number } & CountRow>(d1, sql, params);
-  const ids = withTable ? rows.filter((r) => r.kind === "person").map((r) => Number(r.name)).sort((a, b) => a - b) : rows.map((r) => r.pid!);
+  const ids = withTable
+    ? rows
+        .filter((r) => r.kind === "person")
+        .map((r) => Number(r.name))
+        .sort((a, b) => a - b)
+    : rows.map((r) => r.pid!);
   const body = await actorsPage(d1, ctx.projectId, ids, page, requestUrl, { funnel: true });
   if (withTable) body.correlation = correlationTable(rows.filter((r) => r.kind === "count"));
   return body;

@@ -41,15 +41,30 @@ function breakdownOf(input: Input): FunnelBreakdown | undefined {
   const list = Array.isArray(raw);
   const keys = list ? raw : [raw];
   if (!keys.length) return undefined;
-  if (keys.length > MAX_BREAKDOWN_PROPERTIES) throw validationError(`A breakdown lists at most ${MAX_BREAKDOWN_PROPERTIES} properties.`, "breakdown");
-  if (keys.some((k) => typeof k !== "string" || !k)) throw validationError("breakdown must be a property name or a JSON list of them.", "breakdown");
-  const type = oneOf(input, "breakdown_type", ["event", "person", "cohort", "group", "hogql", "session", "data_warehouse"] as const, "event");
+  if (keys.length > MAX_BREAKDOWN_PROPERTIES)
+    throw validationError(`A breakdown lists at most ${MAX_BREAKDOWN_PROPERTIES} properties.`, "breakdown");
+  if (keys.some((k) => typeof k !== "string" || !k))
+    throw validationError("breakdown must be a property name or a JSON list of them.", "breakdown");
+  const type = oneOf(
+    input,
+    "breakdown_type",
+    ["event", "person", "cohort", "group", "hogql", "session", "data_warehouse"] as const,
+    "event",
+  );
   if (type !== "event" && type !== "person") {
     throw validationError(`breakdown_type "${type}" is not supported (event and person only).`, "breakdown_type");
   }
-  const attribution = oneOf(input, "breakdown_attribution_type", ["first_touch", "last_touch", "all_events", "step"] as const, "first_touch");
+  const attribution = oneOf(
+    input,
+    "breakdown_attribution_type",
+    ["first_touch", "last_touch", "all_events", "step"] as const,
+    "first_touch",
+  );
   if (attribution !== "first_touch" && attribution !== "last_touch") {
-    throw validationError(`breakdown_attribution_type "${attribution}" is not supported (first_touch and last_touch only).`, "breakdown_attribution_type");
+    throw validationError(
+      `breakdown_attribution_type "${attribution}" is not supported (first_touch and last_touch only).`,
+      "breakdown_attribution_type",
+    );
   }
   return { keys: keys as string[], list, type, attribution };
 }
@@ -62,7 +77,10 @@ export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<Fu
     throw validationError("Funnel exclusions are not supported.", "exclusions");
   }
   if (str(input, "aggregation_group_type_index") !== undefined) {
-    throw validationError("Funnels aggregated by groups are not supported; funnels count persons.", "aggregation_group_type_index");
+    throw validationError(
+      "Funnels aggregated by groups are not supported; funnels count persons.",
+      "aggregation_group_type_index",
+    );
   }
   const range = await resolveDateRange(
     { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
@@ -117,7 +135,11 @@ export function parseStepBreakdown(input: Input): string[] | undefined {
   const add = (value: unknown, depth: number) => {
     if (Array.isArray(value) && depth < 3) value.forEach((v) => add(v, depth + 1));
     else if (value === null || value === undefined) texts.push("");
-    else if (typeof value === "object") throw validationError("funnel_step_breakdown must be a breakdown value or a list of them.", "funnel_step_breakdown");
+    else if (typeof value === "object")
+      throw validationError(
+        "funnel_step_breakdown must be a breakdown value or a list of them.",
+        "funnel_step_breakdown",
+      );
     else texts.push(String(value));
   };
   add(raw, 0);

@@ -46,7 +46,6 @@ export const BY_PERSON = "events x INDEXED BY events_project_person_timestamp_id
 export const byTime = (named: boolean) =>
   `events x INDEXED BY ${named ? "events_project_event_timestamp_idx" : "events_project_timestamp_idx"}`;
 
-
 /** Builds the predicates shared by every lookup on `events x`. */
 export function funnelPredicates(spec: FunnelSpec, params: Params) {
   const cols = eventColumns("x");
@@ -94,12 +93,14 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
         AND ${match[0]} AND ${global})`);
   }
 
-  const sameCtx = (field: string) => `x.project_id = ${P} AND x.person_id = f.pid AND ${field} AND x.timestamp < ${TO} AND ${global}`;
+  const sameCtx = (field: string) =>
+    `x.project_id = ${P} AND x.person_id = f.pid AND ${field} AND x.timestamp < ${TO} AND ${global}`;
   let attempt: string;
   if (spec.order === "unordered") {
     // Steps done within [t1, t1 + window] of an anchor step event, in any order.
     const lookups = match.map(
-      (_, k) => `(SELECT min(j.value) FROM json_each(f.a${k + 1}) j WHERE j.value >= f.t1 AND j.value <= f.dl) AS s${k + 1}`,
+      (_, k) =>
+        `(SELECT min(j.value) FROM json_each(f.a${k + 1}) j WHERE j.value >= f.t1 AND j.value <= f.dl) AS s${k + 1}`,
     );
     ctes.push(`fu AS MATERIALIZED (SELECT f.*, ${lookups.join(", ")} FROM f1 f)`);
     const reached = match.map((_, k) => `(s${k + 1} IS NOT NULL)`).join(" + ");
@@ -122,7 +123,9 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
           WHERE ${sameCtx(`x.timestamp >= ${prev} AND (x.timestamp > ${prev} OR x.id > f.i${k - 1})`)}
           ORDER BY x.timestamp, x.id LIMIT 1)`;
       }
-      ctes.push(`f${k}r AS MATERIALIZED (SELECT f.*, CASE WHEN ${prev} IS NULL THEN NULL ELSE ${lookup} END AS r${k} FROM f${k - 1} f)`);
+      ctes.push(
+        `f${k}r AS MATERIALIZED (SELECT f.*, CASE WHEN ${prev} IS NULL THEN NULL ELSE ${lookup} END AS r${k} FROM f${k - 1} f)`,
+      );
       const hit = spec.order === "ordered" ? `r${k}` : `CASE WHEN substr(r${k}, 1, 1) = '1' THEN substr(r${k}, 2) END`;
       ctes.push(`f${k} AS MATERIALIZED (SELECT *, substr(h${k}, 1, instr(h${k}, '|') - 1) AS t${k}, CAST(substr(h${k}, instr(h${k}, '|') + 1) AS INTEGER) AS i${k}
         FROM (SELECT *, ${hit} AS h${k} FROM f${k}r))`);
@@ -137,23 +140,34 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
   const tie = spec.order === "unordered" ? "ASC" : "DESC";
   ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl FROM (
     SELECT *, row_number() OVER (PARTITION BY pid ORDER BY steps DESC, tlast ASC, t1 ${tie}) AS rn FROM att) WHERE rn = 1)`);
-  ctes.push(`funnel AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`);
+  ctes.push(
+    `funnel AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`,
+  );
   return `WITH ${ctes.join(",\n")}`;
 }
 
-function breakdownSql(spec: FunnelSpec, params: Params, p: { P: string; FROM: string; TO: string; global: string; anyStep: string }) {
+function breakdownSql(
+  spec: FunnelSpec,
+  params: Params,
+  p: { P: string; FROM: string; TO: string; global: string; anyStep: string },
+) {
   const bd = spec.breakdown;
   if (!bd) return "NULL";
   const paths = bd.keys.map((key) => keyPath(key, params, "breakdown"));
   // A list's value is the JSON list of its properties' texts, from one event (or the person) where
   // any of them is non-empty, and the empty list without one (PostHog's argMinIf over the array).
   const valueOf = (column: string) =>
-    bd.list ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})` : jsonText(column, paths[0]);
-  const anySet = (column: string) => `(${paths.map((path) => `coalesce(${jsonText(column, path)}, '') <> ''`).join(" OR ")})`;
+    bd.list
+      ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})`
+      : jsonText(column, paths[0]);
+  const anySet = (column: string) =>
+    `(${paths.map((path) => `coalesce(${jsonText(column, path)}, '') <> ''`).join(" OR ")})`;
   const none = bd.list ? "'[]'" : "''";
   if (bd.type === "person") {
     const person = "(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)";
-    return bd.list ? `(CASE WHEN ${anySet(person)} THEN ${valueOf(person)} ELSE ${none} END)` : `coalesce(${valueOf(person)}, ${none})`;
+    return bd.list
+      ? `(CASE WHEN ${anySet(person)} THEN ${valueOf(person)} ELSE ${none} END)`
+      : `coalesce(${valueOf(person)}, ${none})`;
   }
   // Event breakdowns: the value on the person's first (or last) step event that has it set.
   const direction = bd.attribution === "last_touch" ? "DESC" : "ASC";

@@ -29,7 +29,12 @@ const STATUS: Record<LifecycleType, string> = {
   dormant: "ap = 1 AND at = 0",
 };
 
-export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
+export async function lifecycleActors(
+  d1: D1Database,
+  ctx: ProjectContext,
+  input: Input,
+  requestUrl: string,
+): Promise<ActorsResponse> {
   const target = str(input, "target_date");
   if (target === undefined) throw validationError("Must include specified date", "target_date", "required");
   const type = str(input, "lifecycle_type");
@@ -41,7 +46,12 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
   const unit = interval(input);
   const page = pageOf(input);
   const zone = ctx.timezone;
-  const range = await resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, zone, ctx.now, ctx.earliest);
+  const range = await resolveDateRange(
+    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
+    zone,
+    ctx.now,
+    ctx.earliest,
+  );
   const first = startOfInterval(range.from, unit, zone);
   const last = startOfInterval(range.to - 1, unit, zone);
   const T = startOfInterval(parseInstant(target, zone, ctx.now, "target_date"), unit, zone);
@@ -76,5 +86,11 @@ export async function lifecycleActors(d1: D1Database, ctx: ProjectContext, input
     SELECT pid FROM s WHERE ${STATUS[type as LifecycleType]}
     ORDER BY pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
   const rows = await runAll<{ pid: number }>(d1, sql, params);
-  return actorsPage(d1, ctx.projectId, rows.map((r) => r.pid), page, url);
+  return actorsPage(
+    d1,
+    ctx.projectId,
+    rows.map((r) => r.pid),
+    page,
+    url,
+  );
 }

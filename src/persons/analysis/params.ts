@@ -67,7 +67,8 @@ export function jsonOrText(input: Input, key: string): unknown {
 export function oneOf<T extends string>(input: Input, key: string, allowed: readonly T[], fallback: T): T {
   const raw = str(input, key);
   if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw validationError(`${key} must be one of: ${allowed.join(", ")}.`, key);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw validationError(`${key} must be one of: ${allowed.join(", ")}.`, key);
   return raw as T;
 }
 
@@ -92,10 +93,11 @@ export interface EventEntity {
 }
 
 const ACTIONS_REFUSED =
-  "Actions are not supported: edgehog has no actions product. Use event entities ({\"id\": \"<event>\", \"type\": \"events\"}).";
+  'Actions are not supported: edgehog has no actions product. Use event entities ({"id": "<event>", "type": "events"}).';
 
 export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw validationError(`${attr} entries must be objects.`, attr);
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    throw validationError(`${attr} entries must be objects.`, attr);
   const e = raw as Record<string, unknown>;
   const type = e.type ?? "events";
   if (type === "actions") throw validationError(ACTIONS_REFUSED, attr);
@@ -105,9 +107,14 @@ export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity 
     throw validationError(`Entity math "${e.math}" is not supported on drill-downs.`, attr);
   }
   // PostHog: an `id` of null means "all events".
-  if (e.id !== null && e.id !== undefined && typeof e.id !== "string") throw validationError("Event entity id must be an event name.", attr);
+  if (e.id !== null && e.id !== undefined && typeof e.id !== "string")
+    throw validationError("Event entity id must be an event name.", attr);
   const order = typeof e.order === "number" ? e.order : Number(e.order ?? index);
-  return { event: (e.id as string | null | undefined) ?? null, order: Number.isFinite(order) ? order : index, properties: parseProperties(e.properties, attr) };
+  return {
+    event: (e.id as string | null | undefined) ?? null,
+    order: Number.isFinite(order) ? order : index,
+    properties: parseProperties(e.properties, attr),
+  };
 }
 
 /** `events` (a JSON list) as entities sorted by `order`; `actions` (non-empty) is refused. */
@@ -116,7 +123,10 @@ export function parseEvents(input: Input, opts: { min: number; max: number }): E
   if (Array.isArray(actions) && actions.length) throw validationError(ACTIONS_REFUSED, "actions");
   const events = json(input, "events");
   if (events === undefined) {
-    throw validationError(opts.min > 1 ? `events must list at least ${opts.min} steps.` : "events is required.", "events");
+    throw validationError(
+      opts.min > 1 ? `events must list at least ${opts.min} steps.` : "events is required.",
+      "events",
+    );
   }
   if (!Array.isArray(events)) throw validationError("events must be a JSON list of entities.", "events");
   const entities = events.map((e, i) => parseEntity(e, "events", i)).sort((a, b) => a.order - b.order);

@@ -44,10 +44,20 @@ export function parseProperties(raw: unknown, attr: string): unknown {
 }
 
 /** SQL boolean for a filter list (ANDed) or a `{type: AND|OR, values}` group; `1` when empty. */
-export function propertiesSql(tree: unknown, columns: FilterColumns, params: Params, attr: string, cohorts: CohortSql): string {
+export function propertiesSql(
+  tree: unknown,
+  columns: FilterColumns,
+  params: Params,
+  attr: string,
+  cohorts: CohortSql,
+): string {
   if (tree === undefined) return "1";
   const group = parseFilterGroup(tree, attr, "event");
-  const target = { eventProperties: sql.raw(columns.event), personProperties: sql.raw(columns.person), personId: sql.raw(columns.personId) };
+  const target = {
+    eventProperties: sql.raw(columns.event),
+    personProperties: sql.raw(columns.person),
+    personId: sql.raw(columns.personId),
+  };
   return inlineDrizzle(compileFilterGroup(group, target, cohorts), params);
 }
 

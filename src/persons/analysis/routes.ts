@@ -21,7 +21,12 @@ const auth: RouteAuth = { kind: "personal", scopes: ["person:read"] };
 const optionalBody = { required: false, content: { "application/json": { schema: FilterBody } } };
 const actors = (description: string) => ({ 200: json(ActorsResponseSchema, description) });
 
-const route = <M extends "get" | "post">(method: M, path: string, summary: string, query: typeof FunnelQuery | typeof CorrelationQuery | typeof LifecycleQuery | typeof StickinessQuery) =>
+const route = <M extends "get" | "post">(
+  method: M,
+  path: string,
+  summary: string,
+  query: typeof FunnelQuery | typeof CorrelationQuery | typeof LifecycleQuery | typeof StickinessQuery,
+) =>
   defineRoute({
     method,
     path: `${BASE}/${path}`,
@@ -35,7 +40,12 @@ const route = <M extends "get" | "post">(method: M, path: string, summary: strin
 const funnelGet = route("get", "funnel", "Persons in a funnel step (drill-down)", FunnelQuery);
 const funnelPost = route("post", "funnel", "Persons in a funnel step, filter as JSON body", FunnelQuery);
 const correlationGet = route("get", "funnel/correlation", "Funnel correlation persons (and table)", CorrelationQuery);
-const correlationPost = route("post", "funnel/correlation", "Funnel correlation persons, filter as JSON body", CorrelationQuery);
+const correlationPost = route(
+  "post",
+  "funnel/correlation",
+  "Funnel correlation persons, filter as JSON body",
+  CorrelationQuery,
+);
 const lifecycleGet = route("get", "lifecycle", "Persons in a lifecycle bucket", LifecycleQuery);
 const stickinessGet = route("get", "stickiness", "Persons active in exactly N intervals", StickinessQuery);
 
@@ -74,7 +84,8 @@ async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
 
 const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
   const input = mergeInput(c.req.query(), await bodyOf(c));
-  if (str(input, "search") !== undefined) throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
+  if (str(input, "search") !== undefined)
+    throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
   return c.json(await handler(c.env.DB, await projectContext(c, input), input, c.req.url), 200);
 };
 

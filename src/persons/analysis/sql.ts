@@ -43,9 +43,14 @@ const queryTimeout = () =>
 
 /** Maps D1 failures caused by the size of a query to a clear envelope; anything else stays a 500. */
 export function mapD1Error(err: unknown): unknown {
-  const message = err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}` : String(err);
+  const message =
+    err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}` : String(err);
   if (/timed? ?out|timeout|exceeded.*(time|cpu)|interrupted/i.test(message)) return queryTimeout();
-  if (/too many SQL variables|too many terms|too complex|tree is too large|too many columns|string or blob too big|SQLITE_TOOBIG/i.test(message)) {
+  if (
+    /too many SQL variables|too many terms|too complex|tree is too large|too many columns|string or blob too big|SQLITE_TOOBIG/i.test(
+      message,
+    )
+  ) {
     return queryTooComplex("The analysis query is too large for the database. Use fewer steps, filters or values.");
   }
   return err;
@@ -53,7 +58,10 @@ export function mapD1Error(err: unknown): unknown {
 
 /** The time of a project's first event (UTC ms), for `date_from=all`; null without events. */
 export async function earliestEvent(d1: D1Database, projectId: number): Promise<number | null> {
-  const row = await d1.prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1").bind(projectId).first<{ t: string | null }>();
+  const row = await d1
+    .prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1")
+    .bind(projectId)
+    .first<{ t: string | null }>();
   return row?.t ? Date.parse(row.t) : null;
 }
 
@@ -65,7 +73,10 @@ export async function runAll<T>(db: D1Database, sql: string, params: Params): Pr
     );
   }
   try {
-    const result = await db.prepare(sql).bind(...params.list).all<T>();
+    const result = await db
+      .prepare(sql)
+      .bind(...params.list)
+      .all<T>();
     return result.results;
   } catch (err) {
     throw mapD1Error(err);

@@ -24,13 +24,16 @@ function stickinessEntity(input: Input): EventEntity {
   }
   if (type === "actions") return parseEntity({ id, type }, "entity_type");
   const events = json(input, "events");
-  const listed = Array.isArray(events) ? events.filter((e): e is Record<string, unknown> => !!e && typeof e === "object") : [];
+  const listed = Array.isArray(events)
+    ? events.filter((e): e is Record<string, unknown> => !!e && typeof e === "object")
+    : [];
   const order = int(input, "entity_order");
   const found =
     (order !== undefined ? listed.find((e, i) => Number(e.order ?? i) === order) : undefined) ??
     listed.find((e) => (e.id ?? undefined) === id);
   if (found) return parseEntity(found, "events");
-  if (type === undefined) throw validationError("An entity must be provided for target entity to be determined", "entity_type");
+  if (type === undefined)
+    throw validationError("An entity must be provided for target entity to be determined", "entity_type");
   return parseEntity({ id, type }, "entity_type");
 }
 
@@ -39,16 +42,31 @@ function stickinessEntity(input: Input): EventEntity {
  * periods (local days/weeks/months). The periods go to SQL as one JSON parameter of UTC bounds;
  * each period drives an index range scan, so events are read once.
  */
-export async function stickinessActors(d1: D1Database, ctx: ProjectContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
+export async function stickinessActors(
+  d1: D1Database,
+  ctx: ProjectContext,
+  input: Input,
+  requestUrl: string,
+): Promise<ActorsResponse> {
   const entity = stickinessEntity(input);
   const days = int(input, "stickiness_days", { min: 1 });
   if (days === undefined) throw validationError("stickiness_days is required.", "stickiness_days", "required");
   const unit = interval(input);
   const page = pageOf(input);
-  const range = await resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, ctx.timezone, ctx.now, ctx.earliest);
+  const range = await resolveDateRange(
+    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
+    ctx.timezone,
+    ctx.now,
+    ctx.earliest,
+  );
   const periods: [string, string][] = [];
-  for (let start = startOfInterval(range.from, unit, ctx.timezone); start < range.to; start = addIntervals(start, 1, unit, ctx.timezone)) {
-    if (periods.length >= MAX_PERIODS) throw queryTooComplex(`The range spans more than ${MAX_PERIODS} ${unit}s; narrow it or use a longer interval.`);
+  for (
+    let start = startOfInterval(range.from, unit, ctx.timezone);
+    start < range.to;
+    start = addIntervals(start, 1, unit, ctx.timezone)
+  ) {
+    if (periods.length >= MAX_PERIODS)
+      throw queryTooComplex(`The range spans more than ${MAX_PERIODS} ${unit}s; narrow it or use a longer interval.`);
     const end = addIntervals(start, 1, unit, ctx.timezone);
     periods.push([iso(Math.max(start, range.from)), iso(Math.min(end, range.to))]);
   }
@@ -74,5 +92,11 @@ export async function stickinessActors(d1: D1Database, ctx: ProjectContext, inpu
     SELECT pid FROM act WHERE n = ${params.bind(days)}
     ORDER BY pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
   const rows = await runAll<{ pid: number }>(d1, sql, params);
-  return actorsPage(d1, ctx.projectId, rows.map((r) => r.pid), page, requestUrl);
+  return actorsPage(
+    d1,
+    ctx.projectId,
+    rows.map((r) => r.pid),
+    page,
+    requestUrl,
+  );
 }

@@ -63,7 +63,16 @@ function offsetAt(instant: number, zone: string): number {
  * The UTC instant at which the zone's wall clock reads the given local time. Month and day may
  * overflow (Date.UTC normalises them). A wall time skipped by a DST jump resolves forward.
  */
-export function fromLocal(zone: string, year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0) {
+export function fromLocal(
+  zone: string,
+  year: number,
+  month: number,
+  day: number,
+  hour = 0,
+  minute = 0,
+  second = 0,
+  ms = 0,
+) {
   const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   const o1 = offsetAt(wall, zone);
   const t1 = wall - o1;

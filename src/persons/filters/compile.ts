@@ -19,7 +19,9 @@ export interface FilterTarget {
 export type CohortSql = (cohortId: number, personId: SQL) => SQL;
 
 export function compileFilterGroup(group: FilterGroup, target: FilterTarget, cohortSql: CohortSql): SQL {
-  const parts = group.values.map((node) => (isGroup(node) ? compileFilterGroup(node, target, cohortSql) : compileFilter(node, target, cohortSql)));
+  const parts = group.values.map((node) =>
+    isGroup(node) ? compileFilterGroup(node, target, cohortSql) : compileFilter(node, target, cohortSql),
+  );
   if (!parts.length) return sql`1`;
   return sql`(${sql.join(parts, group.type === "OR" ? sql` OR ` : sql` AND `)})`;
 }
@@ -39,7 +41,9 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
   // The value as text the way PostHog compares it: booleans as true/false, numbers as written.
   const text = sql`(CASE ${type} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(${raw} AS TEXT) END)`;
   const isSet = sql`(${type} IS NOT NULL AND ${type} <> 'null')`;
-  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) =>
+    typeof v === "string" ? v : JSON.stringify(v),
+  );
   // Negative operators also match persons without the property (PostHog wraps them in ifNull(..., 1)).
   const negate = (positive: SQL) => sql`(NOT ${isSet} OR NOT ${positive})`;
 
@@ -63,7 +67,8 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
     case "lt":
     case "lte": {
       const n = Number(values[0]);
-      if (values[0] === "" || !Number.isFinite(n)) throw validationError(`The value of a ${f.operator} filter must be a number.`, "properties");
+      if (values[0] === "" || !Number.isFinite(n))
+        throw validationError(`The value of a ${f.operator} filter must be a number.`, "properties");
       const op = sql.raw({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator]);
       const numeric = sql`(CASE WHEN ${type} IN ('integer', 'real') THEN ${raw}
         WHEN ${type} = 'text' AND trim(${raw}) <> '' AND trim(${raw}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(${raw}) AS REAL) END)`;
@@ -86,7 +91,9 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
           ? sql`(date(${seconds}, 'unixepoch') = ${when.iso.slice(0, 10)})`
           : sql`(${seconds} = ${Math.floor(when.ms / 1000)})`;
       }
-      return f.operator === "is_date_before" ? sql`(${seconds} < ${when.ms / 1000})` : sql`(${seconds} > ${when.ms / 1000})`;
+      return f.operator === "is_date_before"
+        ? sql`(${seconds} < ${when.ms / 1000})`
+        : sql`(${seconds} > ${when.ms / 1000})`;
     }
   }
 }
@@ -99,7 +106,10 @@ function globsOf(pattern: string): string[] {
     return regexToGlobs(pattern);
   } catch (err) {
     if (err instanceof UnsupportedRegex) {
-      throw validationError(`The regular expression "${pattern}" uses a feature this server cannot evaluate (${err.message}).`, "properties");
+      throw validationError(
+        `The regular expression "${pattern}" uses a feature this server cannot evaluate (${err.message}).`,
+        "properties",
+      );
     }
     throw err;
   }

@@ -15,7 +15,16 @@ import { compileFilterGroup, type FilterTarget } from "./compile";
 import { cohortIdsIn, type FilterGroup } from "./types";
 
 export { compileFilterGroup, type CohortSql, type FilterTarget } from "./compile";
-export { cohortIdsIn, isGroup, OPERATORS, parseFilterGroup, type FilterGroup, type FilterKind, type Operator, type PropertyFilter } from "./types";
+export {
+  cohortIdsIn,
+  isGroup,
+  OPERATORS,
+  parseFilterGroup,
+  type FilterGroup,
+  type FilterKind,
+  type Operator,
+  type PropertyFilter,
+} from "./types";
 
 /** The WHERE fragment of a filter group for a target, loading cohort definitions only when referenced. */
 export async function filterSql(db: Db, projectId: number, group: FilterGroup, target: FilterTarget): Promise<SQL> {
@@ -24,13 +33,24 @@ export async function filterSql(db: Db, projectId: number, group: FilterGroup, t
 }
 
 /** The target for filters over the `persons` table itself. */
-export const PERSONS_TARGET: FilterTarget = { personProperties: sql`${persons.properties}`, personId: sql`${persons.id}` };
+export const PERSONS_TARGET: FilterTarget = {
+  personProperties: sql`${persons.properties}`,
+  personId: sql`${persons.id}`,
+};
 
 /** How many of a project's persons match a filter group, and how many persons it has (flags' blast radius). */
-export async function countPersonsMatching(db: Db, projectId: number, group: FilterGroup): Promise<{ matching: number; total: number }> {
+export async function countPersonsMatching(
+  db: Db,
+  projectId: number,
+  group: FilterGroup,
+): Promise<{ matching: number; total: number }> {
   const where = await filterSql(db, projectId, group, PERSONS_TARGET);
   const [matching, total] = await Promise.all([
-    db.select({ n: count() }).from(persons).where(and(eq(persons.projectId, projectId), where)).get(),
+    db
+      .select({ n: count() })
+      .from(persons)
+      .where(and(eq(persons.projectId, projectId), where))
+      .get(),
     db.select({ n: count() }).from(persons).where(eq(persons.projectId, projectId)).get(),
   ]);
   return { matching: matching?.n ?? 0, total: total?.n ?? 0 };

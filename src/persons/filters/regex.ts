@@ -8,7 +8,13 @@
  * lookarounds, flags) is refused with a clear error rather than approximated.
  */
 
-type Token = { k: "lit"; c: string } | { k: "any" } | { k: "star" } | { k: "class"; glob: string } | { k: "start" } | { k: "end" };
+type Token =
+  | { k: "lit"; c: string }
+  | { k: "any" }
+  | { k: "star" }
+  | { k: "class"; glob: string }
+  | { k: "start" }
+  | { k: "end" };
 type Alt = Token[];
 
 const MAX_ALTERNATIVES = 64;
@@ -158,7 +164,8 @@ class Parser {
           body += cls.set;
           continue;
         }
-        if (cls || /[A-Za-z0-9]/.test(e ?? "") && !LITERAL_ESCAPES[e]) throw new UnsupportedRegex(`the escape \\${e} in a class`);
+        if (cls || (/[A-Za-z0-9]/.test(e ?? "") && !LITERAL_ESCAPES[e]))
+          throw new UnsupportedRegex(`the escape \\${e} in a class`);
         c = LITERAL_ESCAPES[e] ?? e;
         if (c === "-") {
           dash = true;

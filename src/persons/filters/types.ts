@@ -50,7 +50,11 @@ const MAX_FILTERS = 50;
  * `{type: "cohort", key: "id", value: <cohort id>}`. `defaultKind` is the kind of a filter without `type`.
  * Throws a 400 naming `attr` on anything it cannot evaluate.
  */
-export function parseFilterGroup(input: unknown, attr: string, defaultKind: "person" | "event" = "person"): FilterGroup {
+export function parseFilterGroup(
+  input: unknown,
+  attr: string,
+  defaultKind: "person" | "event" = "person",
+): FilterGroup {
   let count = 0;
   const node = (raw: unknown, depth: number): PropertyFilter | FilterGroup => {
     if (depth > MAX_DEPTH) throw validationError("Property filters are nested too deeply.", attr);
@@ -73,14 +77,17 @@ function filter(raw: Record<string, unknown>, attr: string, defaultKind: "person
   else if (type === "cohort" || type === "precalculated-cohort" || type === "static-cohort") kind = "cohort";
   else throw validationError(`Property filters of type "${String(type)}" are not supported.`, attr);
   const operator = (raw.operator ?? (kind === "cohort" ? "in" : "exact")) as Operator;
-  if (!OPERATORS.includes(operator)) throw validationError(`Unknown property filter operator "${String(raw.operator)}".`, attr);
+  if (!OPERATORS.includes(operator))
+    throw validationError(`Unknown property filter operator "${String(raw.operator)}".`, attr);
   if (kind === "cohort") {
     const id = Number(raw.value);
     if (!Number.isSafeInteger(id)) throw validationError("A cohort filter's value must be a cohort id.", attr);
-    if (operator !== "in" && operator !== "not_in" && operator !== "exact") throw validationError("Cohort filters take the operator in or not_in.", attr);
+    if (operator !== "in" && operator !== "not_in" && operator !== "exact")
+      throw validationError("Cohort filters take the operator in or not_in.", attr);
     return { kind, key: "id", operator, value: id, negation: raw.negation === true || operator === "not_in" };
   }
-  if (typeof raw.key !== "string" || !raw.key.length) throw validationError("Each property filter needs a `key`.", attr);
+  if (typeof raw.key !== "string" || !raw.key.length)
+    throw validationError("Each property filter needs a `key`.", attr);
   if (raw.key.includes('"')) throw validationError('Property keys containing `"` cannot be filtered on.', attr);
   if (operator !== "is_set" && operator !== "is_not_set" && raw.value === undefined) {
     throw validationError(`The property filter on "${raw.key}" needs a \`value\`.`, attr);

@@ -23,7 +23,10 @@ export interface IngestOptions {
    * person as the plan leaves it (both only for persons that existed). Called again on each retry;
    * throwing aborts the ingest with nothing written.
    */
-  alongside?: (view: { before(distinctId: string): PersonSnapshot | undefined; after(distinctId: string): PersonSnapshot | undefined }) => D1PreparedStatement[];
+  alongside?: (view: {
+    before(distinctId: string): PersonSnapshot | undefined;
+    after(distinctId: string): PersonSnapshot | undefined;
+  }) => D1PreparedStatement[];
 }
 
 export interface IngestOutcome {
@@ -37,7 +40,12 @@ export interface IngestOutcome {
  * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
  * Past events of merged persons are moved after the commit (`moveEventsOfMerged`).
  */
-export async function ingestEvents(db: Db, projectId: number, events: CapturedEvent[], options: IngestOptions = {}): Promise<IngestOutcome> {
+export async function ingestEvents(
+  db: Db,
+  projectId: number,
+  events: CapturedEvent[],
+  options: IngestOptions = {},
+): Promise<IngestOutcome> {
   if (!events.length) return { groupTypesAdded: 0 };
   const ids = mentionedDistinctIds(events);
   const needGroups = events.some((e) => e.event === "$groupidentify");
@@ -47,7 +55,9 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
     // Retries past the second fall back to random uuids, in case a derived uuid is held by another
     // person (one that kept it after a split).
     const missing = attempt <= 2 ? ids.filter((id) => !state.loaded.has(id)) : [];
-    const uuids = new Map(await Promise.all(missing.map(async (id) => [id, await personUuidFor(projectId, id)] as const)));
+    const uuids = new Map(
+      await Promise.all(missing.map(async (id) => [id, await personUuidFor(projectId, id)] as const)),
+    );
     // The plan updates the loaded drafts in place: snapshot them first.
     const before = new Map([...state.loaded].map(([d, p]) => [d, snapshot(p)]));
     const plan = planIngest(state, events, uuids);
@@ -64,7 +74,13 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
       await db.$client.batch(ingestStatements(db.$client, projectId, plan, events, extra));
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
-        if (isConflict(err)) throw new ApiError(503, "server_error", "conflict", "Too many concurrent updates of the same persons; retry the request.");
+        if (isConflict(err))
+          throw new ApiError(
+            503,
+            "server_error",
+            "conflict",
+            "Too many concurrent updates of the same persons; retry the request.",
+          );
         throw err;
       }
       await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
@@ -82,7 +98,9 @@ export async function ingestEvents(db: Db, projectId: number, events: CapturedEv
  * events keep the merged-away person id; see docs/compatibility.md).
  */
 async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
-  const pairs = plan.merges.flatMap((m) => (m.source.id === null ? [] : [{ sourceId: m.source.id, targetUuid: finalPerson(m.target).uuid }]));
+  const pairs = plan.merges.flatMap((m) =>
+    m.source.id === null ? [] : [{ sourceId: m.source.id, targetUuid: finalPerson(m.target).uuid }],
+  );
   if (!pairs.length) return;
   try {
     await moveMergedEvents(db.$client, projectId, pairs);
@@ -91,7 +109,11 @@ async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
   }
 }
 
-const snapshot = (p: PersonDraft): PersonSnapshot => ({ id: p.id!, uuid: p.uuid, properties: structuredClone(p.properties) });
+const snapshot = (p: PersonDraft): PersonSnapshot => ({
+  id: p.id!,
+  uuid: p.uuid,
+  properties: structuredClone(p.properties),
+});
 
 /** Every distinct id whose person the events may read or change. */
 function mentionedDistinctIds(events: CapturedEvent[]): string[] {

@@ -35,9 +35,18 @@ const NO_PROPERTY_UPDATE_EVENTS = new Set(["$exception", "$$heatmap"]);
 
 // PostHog refuses to merge through ids that are obviously placeholders (person-merge-service.ts).
 const ILLEGAL_ANY_CASE = new Set(
-  ["anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email", "undefined", "true", "false"].flatMap(
-    (id) => [id, `'${id}'`, `"${id}"`],
-  ),
+  [
+    "anonymous",
+    "guest",
+    "distinctid",
+    "distinct_id",
+    "id",
+    "not_authenticated",
+    "email",
+    "undefined",
+    "true",
+    "false",
+  ].flatMap((id) => [id, `'${id}'`, `"${id}"`]),
 );
 const ILLEGAL_EXACT = new Set(
   ["[object Object]", "NaN", "None", "none", "null", "0", "undefined"].flatMap((id) => [id, `'${id}'`, `"${id}"`]),
@@ -117,7 +126,11 @@ export function planIngest(state: IngestState, events: CapturedEvent[], uuids: M
     if (!processesPerson(event)) continue;
     const props = event.properties;
     let identified = false;
-    if ((event.event === "$create_alias" || event.event === "$merge_dangerously") && props.alias != null && props.alias !== "") {
+    if (
+      (event.event === "$create_alias" || event.event === "$merge_dangerously") &&
+      props.alias != null &&
+      props.alias !== ""
+    ) {
       identified = merge(String(props.alias), event.distinctId, event) !== undefined;
     } else if (event.event === "$identify" && "$anon_distinct_id" in props && props.$anon_distinct_id != null) {
       identified = merge(String(props.$anon_distinct_id), event.distinctId, event) !== undefined;

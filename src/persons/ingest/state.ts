@@ -35,7 +35,12 @@ interface LoadedRow {
 }
 
 /** One round trip: every mentioned distinct id's person, plus the group type mapping when needed. */
-export async function loadIngestState(db: Db, projectId: number, distinctIds: string[], needGroups: boolean): Promise<IngestState> {
+export async function loadIngestState(
+  db: Db,
+  projectId: number,
+  distinctIds: string[],
+  needGroups: boolean,
+): Promise<IngestState> {
   const d1 = db.$client;
   const statements = [
     d1
@@ -48,7 +53,9 @@ export async function loadIngestState(db: Db, projectId: number, distinctIds: st
       .bind(projectId, JSON.stringify(distinctIds)),
   ];
   if (needGroups) {
-    statements.push(d1.prepare("SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ?1").bind(projectId));
+    statements.push(
+      d1.prepare("SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ?1").bind(projectId),
+    );
   }
   const [people, groupRows] = await d1.batch(statements);
   const byId = new Map<number, PersonDraft>();

@@ -67,7 +67,13 @@ export function ingestStatements(
       plan.created.map((p) => ({ u: p.uuid, p: p.properties, i: p.isIdentified ? 1 : 0, c: p.createdAt })),
     );
   }
-  out.push(...mergeStatements(d1, projectId, plan.merges.map((m) => ({ source: m.source.uuid, target: finalPerson(m.target).uuid }))));
+  out.push(
+    ...mergeStatements(
+      d1,
+      projectId,
+      plan.merges.map((m) => ({ source: m.source.uuid, target: finalPerson(m.target).uuid })),
+    ),
+  );
   if (plan.links.length) {
     each(
       `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id)
@@ -137,7 +143,11 @@ export function eventStatements(d1: D1Database, projectId: number, events: Captu
  * hash-key overrides (the target's own win); then deletes the sources. Past events are moved after
  * the batch commits, in bounded chunks (`moveMergedEvents`), as a person's events are unbounded.
  */
-export function mergeStatements(d1: D1Database, projectId: number, pairs: { source: string; target: string }[]): D1PreparedStatement[] {
+export function mergeStatements(
+  d1: D1Database,
+  projectId: number,
+  pairs: { source: string; target: string }[],
+): D1PreparedStatement[] {
   if (!pairs.length) return [];
   // The pairs are materialized once as (sid, tid); every statement then walks indexes from them.
   // (UPDATE ... FROM json_each lets SQLite scan the whole target table per pair.)
