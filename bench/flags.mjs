@@ -273,14 +273,12 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [name, options] of orderOf(round)) {
     const r = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
     const expected = name.endsWith("304") ? r["3xx"] : 0;
-    samples
-      .get(name)
-      .push({
-        rps: r.requests.average,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors + r.timeouts + r.non2xx - expected,
-      });
+    samples.get(name).push({
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      errors: r.errors + r.timeouts + r.non2xx - expected,
+    });
     console.error(`round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s`);
   }
 }

@@ -56,23 +56,37 @@ export function normalizeCapture(
   const events: CapturedEvent[] = [];
   const rejected: RejectedEvent[] = [];
   let token: string | null = stringOf(envelope.api_key) ?? stringOf(envelope.token) ?? null;
-  items.forEach((item, index) => {
-    if (!isObject(item)) return rejected.push({ index, reason: "The event is not an object." });
+  for (const [index, item] of items.entries()) {
+    const reject = (reason: string) => rejected.push({ index, reason });
+    if (!isObject(item)) {
+      reject("The event is not an object.");
+      continue;
+    }
     const raw = item.properties === undefined || item.properties === null ? {} : item.properties;
-    if (!isObject(raw)) return rejected.push({ index, reason: "`properties` must be an object." });
+    if (!isObject(raw)) {
+      reject("`properties` must be an object.");
+      continue;
+    }
     const properties = withTopLevelPersonUpdates(item, raw);
     token ??= stringOf(item.api_key) ?? stringOf(item.token) ?? stringOf(properties.token) ?? null;
     const event = item.event;
-    if (typeof event !== "string" || !event.length)
-      return rejected.push({ index, reason: "The event has no `event` name." });
+    if (typeof event !== "string" || !event.length) {
+      reject("The event has no `event` name.");
+      continue;
+    }
     const distinctId = distinctIdOf(item, properties);
-    if (distinctId === undefined) return rejected.push({ index, reason: "The event has no `distinct_id`." });
-    if (distinctId.length > 200)
-      return rejected.push({ index, reason: "`distinct_id` is longer than 200 characters." });
+    if (distinctId === undefined) {
+      reject("The event has no `distinct_id`.");
+      continue;
+    }
+    if (distinctId.length > 200) {
+      reject("`distinct_id` is longer than 200 characters.");
+      continue;
+    }
     const uuid = typeof item.uuid === "string" && UUID.test(item.uuid) ? item.uuid.toLowerCase() : crypto.randomUUID();
     const sentAt = properties.$ignore_sent_at ? null : (parseDate(item.sent_at) ?? batchSentAt);
     events.push({ uuid, event: event.slice(0, 400), distinctId, properties, timestamp: eventTime(item, sentAt, now) });
-  });
+  }
   token ??= query.get("api_key") ?? query.get("token") ?? form?.get("api_key") ?? form?.get("token") ?? null;
   return { token, events, rejected };
 }

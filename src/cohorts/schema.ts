@@ -11,14 +11,9 @@ export const CohortSchema = z
     is_static: z.boolean(),
     is_calculating: z.boolean(),
     errors_calculating: z.number().int(),
-    count: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description:
-          "Current number of members; null in lists (counting is a scan of the project's persons per cohort).",
-      }),
+    count: z.number().int().nullable().openapi({
+      description: "Current number of members; null in lists (counting is a scan of the project's persons per cohort).",
+    }),
     created_by: z.unknown(),
     created_at: z.string(),
     last_calculation: z.string().nullable(),

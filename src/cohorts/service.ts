@@ -88,7 +88,7 @@ export async function createCohort(ctx: WriteContext, input: CohortInput): Promi
         updatedAt: now,
       })
       .returning({ id: cohorts.id }),
-    ...memberStatements(ctx.db, ctx.projectId, newId, input),
+    ...memberStatements(ctx.projectId, newId, input),
     activityEntries(
       [
         {
@@ -143,7 +143,7 @@ export async function updateCohort(ctx: WriteContext, id: number, input: CohortI
         updatedAt: new Date().toISOString(),
       })
       .where(and(eq(cohorts.projectId, ctx.projectId), eq(cohorts.id, id))),
-    ...memberStatements(ctx.db, ctx.projectId, id, input),
+    ...memberStatements(ctx.projectId, id, input),
     activityEntry(ctx.db, {
       projectId: ctx.projectId,
       scope: "Cohort",
@@ -160,7 +160,7 @@ export async function updateCohort(ctx: WriteContext, id: number, input: CohortI
 export const deleteCohort = (ctx: WriteContext, id: number) => updateCohort(ctx, id, { deleted: true });
 
 /** Adds static members by integer id, uuid or distinct id (unknown ones are ignored, as PostHog does). */
-function memberStatements(db: Db, projectId: number, cohortId: number | SQL, input: CohortInput) {
+function memberStatements(projectId: number, cohortId: number | SQL, input: CohortInput) {
   const out: Parameters<typeof runBatch>[1] = [];
   const ids = (input.personIds ?? []).filter((v) => /^\d+$/.test(String(v))).map(Number);
   const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());

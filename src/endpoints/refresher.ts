@@ -101,7 +101,7 @@ export class Refresher {
   /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
   readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
     const row = this.row(version);
-    if (!row || row.status !== "Completed" || !row.last_materialized_at) return null;
+    if (row?.status !== "Completed" || !row.last_materialized_at) return null;
     const config = JSON.parse(row.config) as MaterializationConfig;
     if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
     return {

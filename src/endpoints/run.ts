@@ -40,7 +40,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   const started = Date.now();
   const requestedVersion = parseVersionParam(req.version);
   const target = await findRunTarget(db, project.id, name, requestedVersion);
-  if (!target || !target.endpoint.isActive) throw notFound();
+  if (!target?.endpoint.isActive) throw notFound();
   const { endpoint } = target;
   if (req.query_override !== undefined && req.query_override !== null)
     throw validationError("query_override is not allowed. Use variables instead.", "query_override");
@@ -84,14 +84,14 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
   // A value binds as a parameter: the request's, else the stored one; booleans as SQLite integers,
   // lists (for `IN {variables.x}`) as one JSON array.
   const scalar = (v: unknown) => (typeof v === "boolean" ? Number(v) : v) as Cell;
-  const valueOf = (code: string): Cell => {
+  const cellOf = (code: string): Cell => {
     const value = code in requested ? requested[code] : (definitions.get(code)?.value ?? null);
     if (lists.has(code))
       return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
     if (Array.isArray(value)) throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
     return scalar(value);
   };
-  const values = compiled.variables.map(valueOf);
+  const values = compiled.variables.map(cellOf);
   const limit = Math.min(requestedLimit ?? compiled.limit ?? DEFAULT_LIMIT, compiled.limit ?? MAX_LIMIT, MAX_LIMIT);
   const plan = compiled.materialization;
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
@@ -108,7 +108,7 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
       cacheKey,
       cacheAgeSeconds,
       refresh,
-      materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(valueOf) : null,
+      materialized: version.isMaterialized && "sql" in plan ? plan.variables.map(cellOf) : null,
     })
     .catch((error: unknown) => {
       // The Durable Object itself failed (overloaded, reset, unreachable): a 5xx, retryable when it says so.

@@ -107,7 +107,7 @@ async function checkConditions(
     const aggregation =
       name === "super_groups"
         ? null
-        : Object.prototype.hasOwnProperty.call(group, "aggregation_group_type_index")
+        : Object.hasOwn(group, "aggregation_group_type_index")
           ? (group.aggregation_group_type_index ?? null)
           : (filters.aggregation_group_type_index ?? null);
     if (group.properties !== undefined && group.properties !== null && !Array.isArray(group.properties)) {

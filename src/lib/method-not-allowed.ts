@@ -1,10 +1,8 @@
-import type { Hono } from "hono";
-
 /**
  * Hono answers 404 when a path exists under another method. This matcher, built once from the
  * app's route table, tells the not-found handler when to answer 405 instead.
  */
-export function pathMatcher(app: Hono<any>) {
+export function pathMatcher(app: { routes: { method: string; path: string }[] }) {
   let patterns: { method: string; regex: RegExp }[] | undefined;
   const build = () =>
     app.routes

@@ -6,23 +6,18 @@ export const OrganizationSchema = z
     id: z.string().uuid(),
     name: z.string(),
     slug: z.string(),
-    membership_level: z
-      .number()
-      .int()
-      .openapi({
-        description: "PostHog's level for an owner (15): every key administers the deployment's one organization.",
-      }),
+    membership_level: z.number().int().openapi({
+      description: "PostHog's level for an owner (15): every key administers the deployment's one organization.",
+    }),
   })
   .openapi("Organization");
 
 export const OrganizationParams = z.object({
-  organization_id: z
-    .string()
-    .openapi({
-      param: { name: "organization_id", in: "path" },
-      description: "`@current` or the organization's id",
-      example: "@current",
-    }),
+  organization_id: z.string().openapi({
+    param: { name: "organization_id", in: "path" },
+    description: "`@current` or the organization's id",
+    example: "@current",
+  }),
 });
 
 /** PostHog's OrganizationMembership.Level.OWNER. */

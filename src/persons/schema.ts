@@ -4,11 +4,9 @@ import { ProjectParams } from "../projects/schema";
 export const PersonSchema = z
   .object({
     id: z.number().int(),
-    name: z
-      .unknown()
-      .openapi({
-        description: "A display property (email, name, username), else the first non-anonymous distinct id.",
-      }),
+    name: z.unknown().openapi({
+      description: "A display property (email, name, username), else the first non-anonymous distinct id.",
+    }),
     distinct_ids: z.array(z.string()),
     properties: z.record(z.string(), z.unknown()),
     created_at: z.string(),

@@ -10,13 +10,11 @@ import { isWellFormedProjectToken } from "../projects/service";
 import { RemoteConfigSchema, remoteConfigJson, remoteConfigScript } from "./remote-config";
 
 const Params = z.object({
-  token: z
-    .string()
-    .openapi({
-      param: { name: "token", in: "path" },
-      description: "The project token (`phc_...`)",
-      example: "phc_...",
-    }),
+  token: z.string().openapi({
+    param: { name: "token", in: "path" },
+    description: "The project token (`phc_...`)",
+    example: "phc_...",
+  }),
 });
 
 const config = defineRoute({

@@ -21,39 +21,27 @@ const Body = z
     group_properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     flag_keys_to_evaluate: z.array(z.string()).optional(),
     $anon_distinct_id: z.string().optional(),
-    $device_id: z
-      .string()
-      .optional()
-      .openapi({
-        description: "Hashed instead of the distinct id by flags whose `bucketing_identifier` is `device_id`.",
-      }),
-    evaluation_contexts: z
-      .array(z.string())
-      .optional()
-      .openapi({
-        description:
-          "Flags with evaluation tags are evaluated only when one of their tags is named here (`evaluation_environments` is accepted too).",
-      }),
-    evaluation_runtime: z
-      .enum(["client", "server", "all"])
-      .optional()
-      .openapi({
-        description:
-          "Default: detected from the User-Agent, else `client` when browser headers (Origin, Referer, Sec-Fetch-*) are present; an undetermined caller gets only flags without a runtime restriction.",
-      }),
+    $device_id: z.string().optional().openapi({
+      description: "Hashed instead of the distinct id by flags whose `bucketing_identifier` is `device_id`.",
+    }),
+    evaluation_contexts: z.array(z.string()).optional().openapi({
+      description:
+        "Flags with evaluation tags are evaluated only when one of their tags is named here (`evaluation_environments` is accepted too).",
+    }),
+    evaluation_runtime: z.enum(["client", "server", "all"]).optional().openapi({
+      description:
+        "Default: detected from the User-Agent, else `client` when browser headers (Origin, Referer, Sec-Fetch-*) are present; an undetermined caller gets only flags without a runtime restriction.",
+    }),
   })
   .passthrough()
   .openapi("FlagsRequest");
 
 const Query = z.object({
   v: z.string().optional().openapi({ description: "Response version." }),
-  config: z
-    .string()
-    .optional()
-    .openapi({
-      description:
-        "`true`: add the remote config's fields (always on for /decide, and when neither `v` nor `config` is sent).",
-    }),
+  config: z.string().optional().openapi({
+    description:
+      "`true`: add the remote config's fields (always on for /decide, and when neither `v` nor `config` is sent).",
+  }),
   compression: z.string().optional().openapi({ description: "`gzip-js`: the body is gzip-compressed (browser SDKs)." }),
 });
 

@@ -50,7 +50,7 @@ function detailedJson(r: FlagResult): string {
   return json;
 }
 
-const valueOf = (r: FlagResult) => (r.enabled ? (r.variant ?? true) : false);
+const flagValue = (r: FlagResult) => (r.enabled ? (r.variant ?? true) : false);
 
 function anyFailed(list: FlagResult[]): boolean {
   for (const r of list) if (r.failed) return true;
@@ -67,13 +67,13 @@ export function flagsResponseJson(results: Record<string, FlagResult>, shape: Sh
   if (shape === "keys") return JSON.stringify({ featureFlags: list.filter((r) => r.enabled).map((r) => r.key) });
   if (shape === "values")
     return JSON.stringify({
-      featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, valueOf(r)])),
+      featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, flagValue(r)])),
     });
   const errors = anyFailed(list);
   if (shape === "legacy") {
     return JSON.stringify({
       errorsWhileComputingFlags: errors,
-      featureFlags: Object.fromEntries(list.map((r) => [r.key, valueOf(r)])),
+      featureFlags: Object.fromEntries(list.map((r) => [r.key, flagValue(r)])),
       featureFlagPayloads: Object.fromEntries(
         list.filter((r) => r.enabled && r.payload != null).map((r) => [r.key, r.payload]),
       ),

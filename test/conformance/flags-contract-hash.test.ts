@@ -203,7 +203,7 @@ async function vector(v: HashVector) {
 
   // Request level: what /flags hashes for an identifier it is sent.
   if (v.identifier_before_truncation !== undefined) await pinThroughFlags(v, v.identifier_before_truncation);
-  else if (/[^\x00-\x7f]/.test(v.identifier)) await pinThroughFlags(v, v.identifier);
+  else if ([...v.identifier].some((ch) => ch.codePointAt(0)! > 0x7f)) await pinThroughFlags(v, v.identifier);
   if (v.identifier_source) {
     const key = flagKeyOf(v.prefix);
     for (const check of v.rollout_checks ?? []) {

@@ -10,7 +10,7 @@ import { call, createKey, createProject, envelope } from "../helpers";
  */
 type Operation = { method: string; path: string; auth: string; scopes: string[] };
 
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let projectId: number;
 
 beforeAll(async () => {

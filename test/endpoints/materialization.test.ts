@@ -27,7 +27,7 @@ async function settle(endpointId: string) {
   await runDurableObjectAlarm(stubOf(endpointId));
   for (let i = 0; i < 50; i++) {
     const s = await stubOf(endpointId).status(1);
-    if (!s || s.status !== "Running") return;
+    if (s?.status !== "Running") return;
     await new Promise((r) => setTimeout(r, 20));
   }
 }

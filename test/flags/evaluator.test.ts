@@ -49,7 +49,7 @@ describe("reasons and condition_index", () => {
         { properties: [{ key: "b", type: "person", value: "y" }] },
       ],
     });
-    expect(evaluateFlags([f], contextFor("u"))["r"].reason).toEqual({
+    expect(evaluateFlags([f], contextFor("u")).r.reason).toEqual({
       code: "no_condition_match",
       condition_index: 1,
       description: "No matching condition set",
@@ -57,9 +57,9 @@ describe("reasons and condition_index", () => {
     const g = flag("r", {
       groups: [{ properties: [], rollout_percentage: 0 }, { properties: [{ key: "b", type: "person", value: "y" }] }],
     });
-    expect(evaluateFlags([g], contextFor("u"))["r"].reason.code).toBe("out_of_rollout_bound");
-    expect(evaluateFlags([g], contextFor("u"))["r"].reason.condition_index).toBe(0);
-    expect(evaluateFlags([flag("r", { groups: [] })], contextFor("u"))["r"].reason).toMatchObject({
+    expect(evaluateFlags([g], contextFor("u")).r.reason.code).toBe("out_of_rollout_bound");
+    expect(evaluateFlags([g], contextFor("u")).r.reason.condition_index).toBe(0);
+    expect(evaluateFlags([flag("r", { groups: [] })], contextFor("u")).r.reason).toMatchObject({
       code: "no_group_type",
       condition_index: null,
     });
@@ -71,9 +71,7 @@ describe("reasons and condition_index", () => {
       groups: [{ properties: [{ key: "plan", type: "group", group_type_index: 0, value: "pro" }] }],
     });
     const mapping = { "0": "company" };
-    expect(evaluateFlags([f], contextFor("u", {}, { groupTypeMapping: mapping }))["g"].reason.code).toBe(
-      "no_group_type",
-    );
+    expect(evaluateFlags([f], contextFor("u", {}, { groupTypeMapping: mapping })).g.reason.code).toBe("no_group_type");
     const r = evaluateFlags(
       [f],
       contextFor(
@@ -81,7 +79,7 @@ describe("reasons and condition_index", () => {
         {},
         { groupTypeMapping: mapping, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } },
       ),
-    )["g"];
+    ).g;
     expect(r).toMatchObject({
       enabled: true,
       reason: { code: "condition_match", condition_index: 0, description: "Matched condition set 1" },
@@ -94,22 +92,20 @@ describe("reasons and condition_index", () => {
       groups: [{ rollout_percentage: 0 }],
       payloads: { true: "1" },
     });
-    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": "true" }))["beta"]).toMatchObject({
+    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": "true" })).beta).toMatchObject({
       enabled: true,
       reason: { code: "super_condition_value", condition_index: 0 },
       payload: "1",
     });
-    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": false }))["beta"].enabled).toBe(
-      false,
-    );
-    expect(evaluateFlags([enrolled], contextFor("u"))["beta"].reason.code).toBe("out_of_rollout_bound");
+    expect(evaluateFlags([enrolled], contextFor("u", { "$feature_enrollment/beta": false })).beta.enabled).toBe(false);
+    expect(evaluateFlags([enrolled], contextFor("u")).beta.reason.code).toBe("out_of_rollout_bound");
 
     const held = flag("exp", {
       holdout: { id: 7, exclusion_percentage: 100 },
       groups: [{}],
       payloads: { "holdout-7": "h" },
     });
-    expect(evaluateFlags([held], contextFor("u"))["exp"]).toMatchObject({
+    expect(evaluateFlags([held], contextFor("u")).exp).toMatchObject({
       enabled: true,
       variant: "holdout-7",
       payload: "h",
@@ -137,8 +133,8 @@ describe("reasons and condition_index", () => {
       },
       { id: 3 },
     );
-    expect(evaluateFlags([base, dep], contextFor("u", { plan: "pro" }))["dep"].enabled).toBe(true);
-    expect(evaluateFlags([base, dep], contextFor("u", { plan: "free" }))["dep"].enabled).toBe(false);
+    expect(evaluateFlags([base, dep], contextFor("u", { plan: "pro" })).dep.enabled).toBe(true);
+    expect(evaluateFlags([base, dep], contextFor("u", { plan: "free" })).dep.enabled).toBe(false);
     const broken = flag("broken", {
       groups: [
         {
@@ -146,14 +142,14 @@ describe("reasons and condition_index", () => {
         },
       ],
     });
-    expect(evaluateFlags([broken], contextFor("u"))["broken"].reason.code).toBe("missing_dependency");
+    expect(evaluateFlags([broken], contextFor("u")).broken.reason.code).toBe("missing_dependency");
   });
 
   it("experience continuity buckets by the stored override", () => {
     const f = flag("cont", { groups: [{ rollout_percentage: 50 }] }, { ensure_experience_continuity: true });
-    const byOverride = evaluateFlags([f], contextFor("new-id", {}, { hashKeyOverrides: { cont: "anon-1" } }))["cont"]
+    const byOverride = evaluateFlags([f], contextFor("new-id", {}, { hashKeyOverrides: { cont: "anon-1" } })).cont
       .enabled;
-    const byAnon = evaluateFlags([f], contextFor("anon-1"))["cont"].enabled;
+    const byAnon = evaluateFlags([f], contextFor("anon-1")).cont.enabled;
     expect(byOverride).toBe(byAnon);
   });
 
@@ -163,11 +159,11 @@ describe("reasons and condition_index", () => {
       "1": { type: "OR", values: [{ type: "AND", values: [{ key: "id", type: "cohort", value: 2, negation: true }] }] },
       "2": { type: "AND", values: [{ key: "plan", type: "person", value: "free" }] },
     };
-    expect(evaluateFlags([f], contextFor("u", { plan: "pro" }, { cohortDefinitions: defs }))["c"].enabled).toBe(true);
-    expect(evaluateFlags([f], contextFor("u", { plan: "free" }, { cohortDefinitions: defs }))["c"].enabled).toBe(false);
+    expect(evaluateFlags([f], contextFor("u", { plan: "pro" }, { cohortDefinitions: defs })).c.enabled).toBe(true);
+    expect(evaluateFlags([f], contextFor("u", { plan: "free" }, { cohortDefinitions: defs })).c.enabled).toBe(false);
     const s = flag("s", { groups: [{ properties: [{ key: "id", type: "cohort", value: 9 }] }] });
     expect(
-      evaluateFlags([s], contextFor("u", {}, { cohorts: { definitions: {}, staticMembership: new Set([9]) } }))["s"]
+      evaluateFlags([s], contextFor("u", {}, { cohorts: { definitions: {}, staticMembership: new Set([9]) } })).s
         .enabled,
     ).toBe(true);
   });
@@ -230,7 +226,7 @@ describe("stored data that could not be read", () => {
       reason: { code: "database_error", condition_index: null },
     });
     expect(results["needs-plan"]).toMatchObject({ failed: true, reason: { code: "dependency_failed" } });
-    expect(results["sticky"]).toMatchObject({ failed: true, reason: { code: "hash_key_override_error" } });
+    expect(results.sticky).toMatchObject({ failed: true, reason: { code: "hash_key_override_error" } });
     expect(results["in-static"]).toMatchObject({ failed: true, reason: { code: "database_error" } });
     for (const ok of ["on-country", "rollout"]) {
       expect(results[ok].failed).toBeUndefined();

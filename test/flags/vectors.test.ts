@@ -6,7 +6,7 @@ import type { FlagDefinition } from "../../src/flags/evaluation/types";
 import vectors from "./fixtures/flag-vectors.json";
 import { contextFor } from "./evaluator-context";
 
-const valueOf = (flag: FlagDefinition, distinctId: string, props: Record<string, unknown>, cohorts?: any) => {
+const flagValue = (flag: FlagDefinition, distinctId: string, props: Record<string, unknown>, cohorts?: any) => {
   const r = evaluateFlags([flag], contextFor(distinctId, props, { cohortDefinitions: cohorts }))[flag.key];
   return { value: r.enabled ? (r.variant ?? true) : false, payload: r.payload };
 };
@@ -29,21 +29,21 @@ describe("flag-vectors.json", () => {
 
   it("simple_flag: 1000 ids", () => {
     const flag = vectors.simple_flag.flag as FlagDefinition;
-    const got = vectors.simple_flag.expected.map((_, i) => valueOf(flag, `distinct_id_${i}`, {}).value);
+    const got = vectors.simple_flag.expected.map((_, i) => flagValue(flag, `distinct_id_${i}`, {}).value);
     expect(got).toEqual(vectors.simple_flag.expected);
     expect(got.filter((v) => v === true).length).toBe(vectors.simple_flag.true_count);
   });
 
   it("multivariate: 1000 ids", () => {
     const flag = vectors.multivariate.flag as FlagDefinition;
-    const got = vectors.multivariate.expected.map((_, i) => valueOf(flag, `distinct_id_${i}`, {}).value);
+    const got = vectors.multivariate.expected.map((_, i) => flagValue(flag, `distinct_id_${i}`, {}).value);
     expect(got).toEqual(vectors.multivariate.expected);
   });
 
   for (const c of vectors.flag_cases as any[]) {
     it(`flag case ${c.name}`, () => {
       for (const check of c.checks) {
-        const { value, payload } = valueOf(c.flag, check.distinct_id, check.person_properties, c.cohorts);
+        const { value, payload } = flagValue(c.flag, check.distinct_id, check.person_properties, c.cohorts);
         expect(value, `${c.name} ${JSON.stringify(check)}`).toEqual(serverExpectation(check));
         if ("expected_payload" in check) expect(payload).toEqual(check.expected_payload);
       }

@@ -15,7 +15,7 @@ export type DependencyValue = (key: string) => boolean | string;
 
 /** The effective aggregation of a condition: its own index when present (even null), else the flag's. */
 export function aggregationOf(flag: FlagDefinition, condition: Condition): number | null {
-  if (condition && Object.prototype.hasOwnProperty.call(condition, "aggregation_group_type_index")) {
+  if (condition && Object.hasOwn(condition, "aggregation_group_type_index")) {
     return condition.aggregation_group_type_index ?? null;
   }
   return flag.filters.aggregation_group_type_index ?? null;

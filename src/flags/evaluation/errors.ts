@@ -33,12 +33,10 @@ export function unavailable<T extends Record<string, unknown>>(known: T, code: s
   };
   return new Proxy(known, {
     get: (target, key) =>
-      typeof key === "symbol" || Object.prototype.hasOwnProperty.call(target, key)
-        ? Reflect.get(target, key)
-        : fail(key),
-    has: (target, key) => (Object.prototype.hasOwnProperty.call(target, key) ? true : fail(key)),
+      typeof key === "symbol" || Object.hasOwn(target, key) ? Reflect.get(target, key) : fail(key),
+    has: (target, key) => (Object.hasOwn(target, key) ? true : fail(key)),
     getOwnPropertyDescriptor: (target, key) =>
-      Object.prototype.hasOwnProperty.call(target, key) ? Reflect.getOwnPropertyDescriptor(target, key) : fail(key),
+      Object.hasOwn(target, key) ? Reflect.getOwnPropertyDescriptor(target, key) : fail(key),
   });
 }
 

@@ -27,7 +27,7 @@ export function evaluateFlags(
 
   const dependency = (key: string): boolean | string => {
     const dep = byKey.get(key);
-    if (!dep || !dep.active || dep.deleted || inProgress.has(key)) return false;
+    if (!dep?.active || dep.deleted || inProgress.has(key)) return false;
     const r = evaluate(dep);
     if (r.failed) throw new FlagEvaluationError("dependency_failed");
     return r.enabled ? (r.variant ?? true) : false;
@@ -113,15 +113,14 @@ function enrollment(
   const props = ctx.personProperties;
   if (flag.filters.feature_enrollment === true) {
     const name = `$feature_enrollment/${flag.key}`;
-    if (!Object.prototype.hasOwnProperty.call(props, name)) return undefined;
+    if (!Object.hasOwn(props, name)) return undefined;
     const value = props[name];
     const enabled = value === true || value === "true";
     return result(flag, enabled, null, "super_condition_value", 0, payloadOf(flag, "true"));
   }
   const superGroup = flag.filters.super_groups?.[0];
   const keys = (superGroup?.properties ?? []).map((p) => p.key);
-  if (!superGroup || !keys.length || !keys.some((k) => Object.prototype.hasOwnProperty.call(props, k)))
-    return undefined;
+  if (!superGroup || !keys.length || !keys.some((k) => Object.hasOwn(props, k))) return undefined;
   const personCondition = { ...superGroup, aggregation_group_type_index: null };
   const identifier = personIdentifier(flag, ctx, true) ?? ctx.distinctId;
   const enabled =

@@ -139,7 +139,7 @@ export function matchProperty(
   zone?: string,
 ): boolean {
   const operator = filter.operator ?? "exact";
-  const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
+  const present = Object.hasOwn(properties, filter.key);
   if (!present) return MATCH_WHEN_MISSING.has(operator);
   const actual = properties[filter.key];
   const value = filter.value;

@@ -104,7 +104,7 @@ const blastRadius = defineRoute({
   responses: { 200: json(z.object({ users_affected: z.number().int(), total_users: z.number().int() }), "Counts") },
 });
 
-const valueOf = (r: { enabled: boolean; variant: string | null }) => (r.enabled ? (r.variant ?? true) : false);
+const flagValue = (r: { enabled: boolean; variant: string | null }) => (r.enabled ? (r.variant ?? true) : false);
 
 async function evaluateFor(c: Context<AppEnv>, distinctId: string, groups: Record<string, unknown>) {
   const evaluation = await evaluateForRequest(c.env, c.get("db"), c.get("project").apiToken, { distinctId, groups });
@@ -118,7 +118,7 @@ export const evaluationRoutes = createRouter()
     const out: Record<string, { value: boolean | string; evaluation: Record<string, unknown> }> = {};
     for (const r of Object.values(results)) {
       out[r.key] = {
-        value: valueOf(r),
+        value: flagValue(r),
         evaluation: {
           reason: r.reason.code,
           condition_index: r.reason.condition_index,
@@ -148,7 +148,7 @@ export const evaluationRoutes = createRouter()
     const { results, flags } = await evaluateFor(c, distinct_id ?? c.get("principal").label, parseGroups(groups));
     const newestFirst = [...flags].sort((a, b) => b.id - a.id);
     return c.json(
-      newestFirst.map((f) => ({ feature_flag: f, value: results[f.key] ? valueOf(results[f.key]) : false })),
+      newestFirst.map((f) => ({ feature_flag: f, value: results[f.key] ? flagValue(results[f.key]) : false })),
       200,
     );
   });

@@ -117,7 +117,7 @@ export const flagOperationRoutes = createRouter()
     const flag = /^\d+$/.test(id) ? await getFlag(db, projectId, Number(id)) : await liveFlagByKey(db, projectId, id);
     // PostHog answers 404 with an empty body here.
     if (!flag || flag.deleted || !flag.isRemoteConfiguration) return c.body(null, 404);
-    const payload = (flag.filters.payloads as Record<string, unknown> | undefined)?.["true"];
+    const payload = (flag.filters.payloads as Record<string, unknown> | undefined)?.true;
     return c.json(
       typeof payload === "string"
         ? payload

@@ -133,7 +133,7 @@ export function parseStepBreakdown(input: Input): string[] | undefined {
   if (typeof raw === "number") return [String(Math.trunc(raw))];
   const texts: string[] = [];
   const add = (value: unknown, depth: number) => {
-    if (Array.isArray(value) && depth < 3) value.forEach((v) => add(v, depth + 1));
+    if (Array.isArray(value) && depth < 3) for (const v of value) add(v, depth + 1);
     else if (value === null || value === undefined) texts.push("");
     else if (typeof value === "object")
       throw validationError(

@@ -156,7 +156,7 @@ function breakdownSql(
   const paths = bd.keys.map((key) => keyPath(key, params, "breakdown"));
   // A list's value is the JSON list of its properties' texts, from one event (or the person) where
   // any of them is non-empty, and the empty list without one (PostHog's argMinIf over the array).
-  const valueOf = (column: string) =>
+  const columnValue = (column: string) =>
     bd.list
       ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})`
       : jsonText(column, paths[0]);
@@ -166,14 +166,14 @@ function breakdownSql(
   if (bd.type === "person") {
     const person = "(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)";
     return bd.list
-      ? `(CASE WHEN ${anySet(person)} THEN ${valueOf(person)} ELSE ${none} END)`
-      : `coalesce(${valueOf(person)}, ${none})`;
+      ? `(CASE WHEN ${anySet(person)} THEN ${columnValue(person)} ELSE ${none} END)`
+      : `coalesce(${columnValue(person)}, ${none})`;
   }
   // Event breakdowns: the value on the person's first (or last) step event that has it set.
   const direction = bd.attribution === "last_touch" ? "DESC" : "ASC";
   const steps = spec.order === "strict" ? "1" : p.anyStep;
   const isSet = bd.list ? anySet("x.properties") : `json_type(x.properties, ${paths[0]}) NOT IN ('null')`;
-  return `coalesce((SELECT ${valueOf("x.properties")} FROM ${BY_PERSON}
+  return `coalesce((SELECT ${columnValue("x.properties")} FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = f.pid AND x.timestamp >= ${p.FROM} AND x.timestamp < ${p.TO}
       AND ${steps} AND ${p.global} AND ${isSet}
     ORDER BY x.timestamp ${direction}, x.id ${direction} LIMIT 1), ${none})`;

@@ -106,7 +106,7 @@ class Parser {
       const max = m[2] ? (m[3] ? Number(m[3]) : Infinity) : min;
       if (max === Infinity) throw new UnsupportedRegex("unbounded repetition");
       if (max > 16 || min > max) throw new UnsupportedRegex("repetition too large");
-      let out: Alt[] = [];
+      const out: Alt[] = [];
       for (let n = min; n <= max; n++) {
         let rep: Alt[] = [[]];
         for (let i = 0; i < n; i++) rep = cross(rep, atom);

@@ -112,6 +112,7 @@ export function planIngest(state: IngestState, events: CapturedEvent[], uuids: M
     if (other.isIdentified && event.event !== "$merge_dangerously") return into;
     // On a conflicting key the person of `distinct_id` (the merge target) wins.
     into.properties = { ...other.properties, ...into.properties };
+    // biome-ignore lint/complexity/useMathMinMax: ISO timestamp strings, where the smaller string is the earlier time.
     into.createdAt = other.createdAt < into.createdAt ? other.createdAt : into.createdAt;
     into.version = Math.max(into.version, other.version) + 1;
     into.changed = true;
