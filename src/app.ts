@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { authenticate } from "./auth/middleware";
 import { cors } from "./lib/cors";
 import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, captureRoutes } from "./capture/routes";
+import { personCohortsRoutes } from "./cohorts/person-cohorts-routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
 import { flagRoutes } from "./flags/routes";
@@ -58,6 +60,7 @@ export function createApp() {
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
     c.set("db", dbFor(c.env.DB));
+    c.set("authenticate", authenticate);
     await next();
   });
   app.use("*", cors({ isSdkPath }));
@@ -71,6 +74,7 @@ export function createApp() {
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
   mountProjectScoped(app, personInfoRoutes, "environments");
+  mountProjectScoped(app, personCohortsRoutes, "environments");
   mountProjectScoped(app, personActionRoutes, "environments");
   mountProjectScoped(app, personRoutes, "environments");
   app.route("/", keyRoutes);

@@ -1,6 +1,7 @@
 import type { EndpointMaterializer } from "./endpoints/materializer";
 import type { Db } from "./db/client";
 import type { Principal } from "./lib/auth/principal";
+import type { Authenticator } from "./lib/route";
 import type { Project } from "./projects/service";
 
 /** Bindings declared in wrangler.toml, plus the ROOT_API_KEY secret. */
@@ -19,6 +20,8 @@ export interface Env {
 export type AppVariables = {
   requestId: string;
   db: Db;
+  /** Checks the key of routes declared with personal or root auth (src/auth/middleware.ts). */
+  authenticate: Authenticator;
   /** Set by the auth middleware on routes that take a personal API key or the root key. */
   principal: Principal;
   /** Set by the auth middleware on routes with a `:project_id` path parameter. */

@@ -1,4 +1,3 @@
-import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
@@ -9,38 +8,13 @@ import { ProjectParams } from "../projects/schema";
 import { PersonListSchema } from "../persons/schema";
 import { serializedPerson } from "../persons/serialize";
 import { getPersonsByIds } from "../persons/service";
-import { getCohort, type CohortRow } from "./reads";
+import { getCohort, type CohortRow } from "../shared/cohorts/reads";
+import { cohortRecord } from "./record";
 import { CohortParams, CohortSchema, CreateCohortBody, UpdateCohortBody } from "./schema";
 import { cohortMemberIds, createCohort, deleteCohort, listCohorts, memberCount, updateCohort } from "./service";
 
 const tags = ["cohorts"];
 const BASE = "/api/projects/{project_id}/cohorts";
-
-/** `count` is null where members are not counted (lists): see docs/compatibility.md. */
-export function cohortRecord(row: CohortRow, count: number | null): z.infer<typeof CohortSchema> {
-  let createdBy: unknown = null;
-  try {
-    createdBy = row.createdBy ? JSON.parse(row.createdBy) : null;
-  } catch {
-    createdBy = row.createdBy;
-  }
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    filters: row.filters,
-    groups: Array.isArray(row.filters.groups) ? row.filters.groups : [],
-    is_static: row.isStatic,
-    is_calculating: false,
-    errors_calculating: 0,
-    count,
-    created_by: createdBy,
-    created_at: row.createdAt,
-    last_calculation: row.updatedAt ?? row.createdAt,
-    deleted: row.deleted,
-    version: row.version,
-  };
-}
 
 const list = defineRoute({
   method: "get",

@@ -5,11 +5,12 @@ import type { Env } from "../env";
 import { activityEntries, activityEntry } from "../lib/activity-log";
 import { actorOf, type Principal } from "../lib/auth/principal";
 import { notFound, validationError } from "../lib/errors";
+import { countPersons, PERSON_ID, personIdsNamed, personIdsWhere } from "../persons/matching";
 import type { Page } from "../lib/pagination";
-import { cohortFilterGroup } from "./definition";
+import { cohortFilterGroup } from "../shared/cohorts/definition";
 import { onCohortsChanged } from "./events";
-import { cohortMembershipSql, membershipOver } from "./membership";
-import { getCohort, liveCohorts, type CohortRow } from "./reads";
+import { cohortMembershipSql, membershipOver } from "../shared/cohorts/membership";
+import { getCohort, liveCohorts, type CohortRow } from "../shared/cohorts/reads";
 import { type runBatch, statement } from "../lib/d1";
 
 export interface CohortInput {
@@ -161,24 +162,12 @@ export const deleteCohort = (ctx: WriteContext, id: number) => updateCohort(ctx,
 
 /** Adds static members by integer id, uuid or distinct id (unknown ones are ignored, as PostHog does). */
 function memberStatements(projectId: number, cohortId: number | SQL, input: CohortInput) {
-  const out: Parameters<typeof runBatch>[1] = [];
-  const ids = (input.personIds ?? []).filter((v) => /^\d+$/.test(String(v))).map(Number);
-  const uuids = (input.personIds ?? []).filter((v) => !/^\d+$/.test(String(v))).map((v) => String(v).toLowerCase());
-  if (ids.length || uuids.length) {
-    out.push(
-      sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
-        SELECT ${cohortId}, p.id FROM persons p WHERE p.project_id = ${projectId}
-          AND (p.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR p.uuid IN (SELECT value FROM json_each(${JSON.stringify(uuids)})))`,
-    );
-  }
-  if (input.distinctIds?.length) {
-    out.push(
-      sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)
-        SELECT DISTINCT ${cohortId}, d.person_id FROM person_distinct_ids d
-        WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT value FROM json_each(${JSON.stringify(input.distinctIds)}))`,
-    );
-  }
-  return out;
+  const keys = (input.personIds ?? []).map(String);
+  const ids = keys.filter((v) => /^\d+$/.test(v)).map(Number);
+  const uuids = keys.filter((v) => !/^\d+$/.test(v)).map((v) => v.toLowerCase());
+  if (!ids.length && !uuids.length && !input.distinctIds?.length) return [];
+  const members = personIdsNamed(projectId, { ids, uuids, distinctIds: input.distinctIds });
+  return [sql`INSERT OR IGNORE INTO cohort_people (cohort_id, person_id) SELECT ${cohortId}, id FROM (${members})`];
 }
 
 export async function listCohorts(db: Db, projectId: number, page: Page) {
@@ -199,10 +188,7 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
 /** The member count of one cohort, computed now (dynamic cohorts are not precalculated here). */
 export async function memberCount(db: Db, projectId: number, cohortId: number): Promise<number> {
   const member = await cohortMembershipSql(db, projectId);
-  const row = await db.get<{ n: number }>(
-    sql`SELECT count(*) AS n FROM persons WHERE project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`,
-  );
-  return row?.n ?? 0;
+  return countPersons(db, projectId, member(cohortId, PERSON_ID));
 }
 
 /** Ids of the live cohorts the person belongs to now. */
@@ -218,12 +204,5 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
 
 export async function cohortMemberIds(db: Db, projectId: number, cohortId: number, page: Page) {
   const member = await cohortMembershipSql(db, projectId);
-  const where = sql`project_id = ${projectId} AND ${member(cohortId, sql`persons.id`)}`;
-  const [rows, total] = await Promise.all([
-    db.all<{ id: number }>(
-      sql`SELECT id FROM persons WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-    ),
-    db.get<{ n: number }>(sql`SELECT count(*) AS n FROM persons WHERE ${where}`),
-  ]);
-  return { ids: rows.map((r) => r.id), count: total?.n ?? 0 };
+  return personIdsWhere(db, projectId, member(cohortId, PERSON_ID), page);
 }

@@ -2,7 +2,8 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { groups } from "../db/schema";
 import { validationError } from "../lib/errors";
-import { compileFilterGroup, countPersonsMatching, parseFilterGroup } from "../persons/filters";
+import { countPersonsMatching } from "../persons/matching";
+import { compileFilterGroup, parseFilterGroup } from "../shared/filters";
 
 export interface BlastRadius {
   users_affected: number;

@@ -1,4 +1,4 @@
-import { staticCohortsContaining } from "../cohorts/reads";
+import { staticCohortsContaining } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";

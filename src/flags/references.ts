@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { getCohort } from "../cohorts/reads";
+import { getCohort } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
 import { cohortTree } from "./cohort-tree";

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
-import { liveCohorts } from "../cohorts/reads";
+import { liveCohorts } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
 import type { Page } from "../lib/pagination";

@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { RouteConfig } from "@hono/zod-openapi";
+import type { Context, Next } from "hono";
 import type { AppEnv } from "../env";
-import { authenticate } from "./auth/middleware";
+import { authenticate } from "../auth/middleware";
 import type { Scope } from "./auth/scopes";
 import { fromZodError } from "./errors";
 
@@ -25,6 +26,16 @@ export type RouteAuth =
   | { kind: "root" }
   | { kind: "project_token" }
   | { kind: "public" };
+
+/** The route auth that needs a key checked (personal or root). */
+export type KeyAuth = Extract<RouteAuth, { kind: "personal" | "root" }>;
+
+/**
+ * Checks a request's key against a route's `KeyAuth`, sets `principal` (and `project` on routes
+ * with `{project_id}`), then calls `next`. The check needs keys and projects, which sit above
+ * lib/, so app.ts provides it in the request variables (src/auth/middleware.ts).
+ */
+export type Authenticator = (c: Context<AppEnv>, auth: KeyAuth, next: Next) => Promise<void>;
 
 export const ErrorSchema = z
   .object({
@@ -67,7 +78,10 @@ function securityFor(auth: RouteAuth) {
  */
 export function defineRoute<const R extends RouteConfig>(config: R & { auth: RouteAuth }) {
   const { auth, ...route } = config;
-  const middleware = auth.kind === "personal" || auth.kind === "root" ? [authenticate(auth)] : [];
+  const middleware =
+    auth.kind === "personal" || auth.kind === "root"
+      ? [(c: Context<AppEnv>, next: Next) => c.var.authenticate(c, auth, next)]
+      : [];
   const extensions =
     auth.kind === "personal" ? { "x-auth": auth.kind, "x-required-scopes": auth.scopes } : { "x-auth": auth.kind };
   return createRoute({

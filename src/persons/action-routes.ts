@@ -1,14 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { notFound, validationError } from "../lib/errors";
+import { validationError } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
 import { deletePersons, findPersonsForBulkDelete } from "./deletion";
 import { FormatQuery, PersonParams, PersonSchema, SuccessSchema } from "./schema";
 import { personRecord } from "./serialize";
-import { getPerson } from "./service";
+import { requirePerson } from "./service";
 import { resetDistinctId } from "./reset-distinct-id";
 import { splitPerson } from "./split";
 import { deletePersonProperty, setPersonProperties } from "./writes";
@@ -89,12 +87,6 @@ const reset = post(
   ProjectParams,
 );
 
-export async function personOr404(c: Context<AppEnv>, id: string) {
-  const person = await getPerson(c.get("db"), c.get("project").id, id);
-  if (!person) throw notFound();
-  return person;
-}
-
 /** The POST actions on persons (static paths such as bulk_delete are mounted before `/{id}` routes). */
 export const personActionRoutes = createRouter()
   .openapi(bulkDelete, async (c) => {
@@ -131,7 +123,7 @@ export const personActionRoutes = createRouter()
     return c.json({ success: true as const }, 200);
   })
   .openapi(updateProperty, async (c) => {
-    const person = await personOr404(c, c.req.valid("param").id);
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const { key, value } = c.req.valid("json");
     const after = await setPersonProperties(
       c.get("db"),
@@ -143,7 +135,7 @@ export const personActionRoutes = createRouter()
     return c.json(personRecord(after), 200);
   })
   .openapi(deleteProperty, async (c) => {
-    const person = await personOr404(c, c.req.valid("param").id);
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const after = await deletePersonProperty(
       c.get("db"),
       c.get("project").id,
@@ -154,7 +146,7 @@ export const personActionRoutes = createRouter()
     return c.json(personRecord(after), 200);
   })
   .openapi(split, async (c) => {
-    const person = await personOr404(c, c.req.valid("param").id);
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     await splitPerson(c.get("db"), c.get("project").id, person, c.req.valid("json"), c.get("principal"));
     return c.json({ success: true as const }, 200);
   });

@@ -1,12 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { cohortRecord } from "../cohorts/routes";
-import { cohortsContainingPerson } from "../cohorts/service";
 import { activityPage } from "../lib/activity-log";
 import { jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
-import { personOr404 } from "./action-routes";
-import { parseProperties } from "./routes";
+import { parseProperties } from "./properties-param";
+import { requirePerson } from "./service";
 import { ActivityQuery, ActivitySchema, FormatQuery, PersonParams } from "./schema";
 import { propertiesTimeline } from "./timeline";
 
@@ -68,23 +66,7 @@ const timeline = defineRoute({
     ),
   },
 });
-const cohorts = defineRoute({
-  method: "get",
-  path: `${BASE}/cohorts`,
-  tags,
-  summary: "The cohorts a person belongs to",
-  auth: { kind: "personal", scopes: ["person:read", "cohort:read"] },
-  request: {
-    params: ProjectParams,
-    query: z.object({
-      person_id: z.string({ message: "This field is required." }).openapi({ description: "Integer id or uuid" }),
-      format: FormatQuery.shape.format,
-    }),
-  },
-  responses: { 200: jsonResponse(z.object({ results: z.array(z.record(z.string(), z.unknown())) }), "Cohorts") },
-});
-
-/** Read-only views around persons: activity, properties timeline, a person's cohorts (mounted before `/{id}`). */
+/** Read-only views around persons: activity and properties timeline (mounted before `/{id}`). */
 export const personInfoRoutes = createRouter()
   .openapi(activityAll, async (c) => {
     const q = c.req.valid("query");
@@ -94,21 +76,15 @@ export const personInfoRoutes = createRouter()
     });
     return c.json(body, 200);
   })
-  .openapi(cohorts, async (c) => {
-    const person = await personOr404(c, c.req.valid("query").person_id);
-    const db = c.get("db");
-    const rows = await cohortsContainingPerson(db, c.get("project").id, person.id);
-    // Members are not counted here, as in the cohort list (one scan of the project per cohort).
-    return c.json({ results: rows.map((r) => cohortRecord(r, null)) }, 200);
-  })
+
   .openapi(activityOne, async (c) => {
-    const person = await personOr404(c, c.req.valid("param").id);
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const q = c.req.valid("query");
     const where = { projectId: c.get("project").id, scope: "Person" as const, itemId: String(person.id) };
     return c.json(await activityPage(c.get("db"), where, c.req.url, { limit: q.limit ?? 10, page: q.page ?? 1 }), 200);
   })
   .openapi(timeline, async (c) => {
-    const person = await personOr404(c, c.req.valid("param").id);
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const q = c.req.valid("query");
     const body = await propertiesTimeline(c.get("db"), c.get("project").id, person.id, {
       dateFrom: q.date_from,

@@ -1,16 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { notFound, validationError } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
 import { paginated, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
 import { toCsv } from "./csv";
-import { parseFilterGroup } from "./filters";
+import { parseProperties } from "./properties-param";
 import { Format, PersonListSchema, PersonParams, PersonSchema, FormatQuery } from "./schema";
 import { personRecord, serializedPerson } from "./serialize";
-import { getPerson, listPersons } from "./service";
+import { listPersons, requirePerson } from "./service";
 import { setPersonProperties } from "./writes";
 import { deletePersons } from "./deletion";
 
@@ -117,15 +116,13 @@ export const personRoutes = createRouter()
     return c.json(paginated(c.req.url, page, count, results), 200);
   })
   .openapi(retrieve, async (c) => {
-    const person = await getPerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
-    if (!person) throw notFound();
+    const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     return c.json(personRecord(person), 200);
   })
   .openapi(update, async (c) => {
     const db = c.get("db");
     const projectId = c.get("project").id;
-    const person = await getPerson(db, projectId, c.req.valid("param").id);
-    if (!person) throw notFound();
+    const person = await requirePerson(db, projectId, c.req.valid("param").id);
     const after = await setPersonProperties(db, projectId, person, c.req.valid("json").properties, c.get("principal"));
     return c.json(personRecord(after), 200);
   })
@@ -133,8 +130,7 @@ export const personRoutes = createRouter()
     const db = c.get("db");
     const projectId = c.get("project").id;
     const before = new Date().toISOString();
-    const person = await getPerson(db, projectId, c.req.valid("param").id);
-    if (!person) throw notFound();
+    const person = await requirePerson(db, projectId, c.req.valid("param").id);
     const q = c.req.valid("query");
     await deletePersons(
       db,
@@ -145,18 +141,6 @@ export const personRoutes = createRouter()
     );
     return c.body(null, 204);
   });
-
-/** The `properties` query parameter: JSON of a filter list or group. */
-export function parseProperties(raw: string | undefined) {
-  if (raw === undefined || raw === "") return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw validationError("Properties are unparsable!");
-  }
-  return parseFilterGroup(json, "properties", "person");
-}
 
 export function csvResponse(c: Context<AppEnv>, rows: Record<string, unknown>[]) {
   return c.body(toCsv(rows), 200, { "content-type": "text/csv; charset=utf-8" }) as never;

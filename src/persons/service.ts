@@ -1,10 +1,11 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
-import { validationError } from "../lib/errors";
+import { notFound, validationError } from "../lib/errors";
 import { escapeLike } from "../lib/like";
 import type { Page } from "../lib/pagination";
-import { filterSql, PERSONS_TARGET, type FilterGroup } from "./filters";
+import type { FilterGroup } from "../shared/filters";
+import { personsMatchingSql } from "./matching";
 import type { PersonRow } from "./lookup";
 import type { PersonWithIds } from "./serialize";
 
@@ -32,7 +33,7 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
       OR ${persons.uuid} LIKE ${like} ESCAPE '\\'
       OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id LIKE ${like} ESCAPE '\\'))`);
   }
-  if (query.filter) conditions.push(await filterSql(db, projectId, query.filter, PERSONS_TARGET));
+  if (query.filter) conditions.push(await personsMatchingSql(db, projectId, query.filter));
   const where = and(...conditions);
   const [rows, total] = await Promise.all([
     db
@@ -90,6 +91,13 @@ export async function getPerson(db: Db, projectId: number, key: string): Promise
     )
     .get();
   return row ? (await withDistinctIds(db, [row]))[0] : undefined;
+}
+
+/** The person of an id or uuid in the path or query, or a 404. */
+export async function requirePerson(db: Db, projectId: number, key: string): Promise<PersonWithIds> {
+  const person = await getPerson(db, projectId, key);
+  if (!person) throw notFound();
+  return person;
 }
 
 export async function getPersonsByIds(db: Db, projectId: number, ids: number[]): Promise<PersonWithIds[]> {

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { validationError } from "../lib/errors";
-import { relativeDate } from "./filters/dates";
-import { isGroup, type FilterGroup, type PropertyFilter } from "./filters";
+import { relativeDate } from "../shared/filters/dates";
+import { isGroup, type FilterGroup, type PropertyFilter } from "../shared/filters";
 import { applyPropertyUpdates } from "./ingest/properties";
 
 /** At most this many of the person's events are replayed for one timeline. */

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../lib/errors";
 import { isValidTimeZone } from "../lib/time";
-import { parseFilterGroup } from "../persons/filters/types";
+import { parseFilterGroup } from "../shared/filters/types";
 import { ORGANIZATION } from "./organization";
 import type { Project, ProjectSettings } from "./service";
 

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { countPersonsMatching, parseFilterGroup } from "../../src/persons/filters";
-import { regexToGlobs } from "../../src/persons/filters/regex";
+import { countPersonsMatching } from "../../src/persons/matching";
+import { parseFilterGroup } from "../../src/shared/filters";
+import { regexToGlobs } from "../../src/shared/filters/regex";
 import { createProject } from "../helpers";
 import { capture } from "./helpers";
 

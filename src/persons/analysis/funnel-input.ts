@@ -1,5 +1,5 @@
 import { validationError } from "../../lib/errors";
-import type { CohortSql } from "../filters";
+import type { CohortSql } from "../../shared/filters";
 import { resolveDateRange } from "./dates";
 import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "./funnel-sql";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";

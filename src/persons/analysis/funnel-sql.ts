@@ -1,4 +1,4 @@
-import type { CohortSql } from "../filters";
+import type { CohortSql } from "../../shared/filters";
 import type { EventEntity } from "./params";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import type { Params } from "./sql";

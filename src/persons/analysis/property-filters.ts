@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { validationError } from "../../lib/errors";
-import { compileFilterGroup, parseFilterGroup, type CohortSql } from "../filters";
+import { compileFilterGroup, parseFilterGroup, type CohortSql } from "../../shared/filters";
 import type { Params } from "./sql";
 import { inlineDrizzle } from "./sql-bridge";
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import { cohortMembershipSql } from "../../cohorts/membership";
+import { cohortMembershipSql } from "../../shared/cohorts/membership";
 import type { AppEnv } from "../../env";
-import type { CohortSql } from "../filters";
+import type { CohortSql } from "../../shared/filters";
 import { parseError, validationError } from "../../lib/errors";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { cohortPeople, cohorts } from "../db/schema";
+import type { Db } from "../../db/client";
+import { cohortPeople, cohorts } from "../../db/schema";
 
 export type CohortRow = typeof cohorts.$inferSelect;
 

@@ -1,5 +1,5 @@
-import { validationError } from "../lib/errors";
-import { parseFilterGroup, type FilterGroup } from "../persons/filters/types";
+import { validationError } from "../../lib/errors";
+import { parseFilterGroup, type FilterGroup } from "../filters/types";
 
 /**
  * A dynamic cohort's membership rule from its PostHog `filters`: `{properties: {type, values}}`,

@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { validationError } from "../lib/errors";
-import { compileFilterGroup, type CohortSql } from "../persons/filters/compile";
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { validationError } from "../../lib/errors";
+import { type CohortSql, compileFilterGroup, type FilterTarget } from "../filters/compile";
+import { cohortIdsIn, type FilterGroup } from "../filters/types";
 import { cohortFilterGroup } from "./definition";
 import { liveCohorts, type CohortRow } from "./reads";
 
@@ -39,3 +40,13 @@ export function membershipOver(projectId: number, cohorts: Map<number, CohortRow
   };
   return member;
 }
+
+/** The WHERE fragment of a filter group for a target, loading cohort definitions only when referenced. */
+export async function filterSql(db: Db, projectId: number, group: FilterGroup, target: FilterTarget): Promise<SQL> {
+  const cohortSql = cohortIdsIn(group).length ? await cohortMembershipSql(db, projectId) : noCohorts;
+  return compileFilterGroup(group, target, cohortSql);
+}
+
+const noCohorts = () => {
+  throw new Error("cohort filter compiled without cohort definitions");
+};
