@@ -6,7 +6,10 @@ import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, captureRoutes } from "./capture/rout
 import { personCohortsRoutes } from "./cohorts/person-cohorts-routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { createDb } from "./db/client";
-import { flagRoutes } from "./flags/routes";
+import { refreshFlagDefinitions } from "./flags/definitions-cache";
+import { flagCrudRoutes } from "./flags/crud-routes";
+import { flagEvaluationRoutes } from "./flags/evaluation-routes";
+import { flagOperationRoutes } from "./flags/operation-routes";
 import { registerDocs } from "./docs/routes";
 import type { AppEnv } from "./env";
 import { endpointRoutes } from "./endpoints/routes";
@@ -21,7 +24,9 @@ import { personActionRoutes } from "./persons/action-routes";
 import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
-import { sdkRoutes } from "./sdk/routes";
+import { sdkConfigRoutes } from "./sdk/config-routes";
+import { sdkDefinitionRoutes } from "./sdk/definitions-routes";
+import { sdkFlagRoutes } from "./sdk/flags-routes";
 import { userRoutes } from "./users/routes";
 
 /**
@@ -61,6 +66,7 @@ export function createApp() {
     c.header("X-Request-Id", requestId);
     c.set("db", dbFor(c.env.DB));
     c.set("authenticate", authenticate);
+    c.set("refreshFlagDefinitions", (projectId) => refreshFlagDefinitions(c.env, c.get("db"), projectId));
     await next();
   });
   app.use("*", cors({ isSdkPath }));
@@ -69,7 +75,10 @@ export function createApp() {
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.
   mountProjectScoped(app, analysisRoutes, "environments");
-  mountProjectScoped(app, flagRoutes, "projects");
+  // The flags' operations before their CRUD, so `/feature_flags/local_evaluation` is not read as `/feature_flags/{id}`.
+  mountProjectScoped(app, flagEvaluationRoutes, "projects");
+  mountProjectScoped(app, flagOperationRoutes, "projects");
+  mountProjectScoped(app, flagCrudRoutes, "projects");
   mountProjectScoped(app, endpointRoutes, "environments");
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
@@ -80,7 +89,10 @@ export function createApp() {
   app.route("/", keyRoutes);
   app.route("/", userRoutes);
   app.route("/", organizationRoutes);
-  app.route("/", sdkRoutes);
+  // The SDK-facing surface: remote evaluation, local-evaluation definitions and remote config.
+  app.route("/", sdkFlagRoutes);
+  app.route("/", sdkDefinitionRoutes);
+  app.route("/", sdkConfigRoutes);
   app.route("/", captureRoutes);
   registerDocs(app);
 

@@ -22,6 +22,12 @@ export type AppVariables = {
   db: Db;
   /** Checks the key of routes declared with personal or root auth (src/auth/middleware.ts). */
   authenticate: Authenticator;
+  /**
+   * Rebuilds a project's cached flag definitions (src/flags/definitions-cache.ts). Areas below
+   * flags whose data the definitions embed (cohorts, the project's time zone) call it after a
+   * write; app.ts provides it so they need not import flags.
+   */
+  refreshFlagDefinitions: (projectId: number) => Promise<void>;
   /** Set by the auth middleware on routes that take a personal API key or the root key. */
   principal: Principal;
   /** Set by the auth middleware on routes with a `:project_id` path parameter. */

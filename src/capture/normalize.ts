@@ -1,14 +1,5 @@
 import { validationError } from "../lib/errors";
-
-/** An event accepted for storage: validated, with its final timestamp. */
-export interface CapturedEvent {
-  uuid: string;
-  event: string;
-  distinctId: string;
-  properties: Record<string, unknown>;
-  /** ISO 8601 UTC with milliseconds, after clock-skew correction. */
-  timestamp: string;
-}
+import type { CapturedEvent } from "../persons/ingest/event";
 
 export interface RejectedEvent {
   index: number;

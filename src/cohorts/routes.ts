@@ -72,7 +72,7 @@ const members = defineRoute({
 });
 
 const writeContext = (c: Context<AppEnv>) => ({
-  env: c.env,
+  refreshFlagDefinitions: c.var.refreshFlagDefinitions,
   db: c.get("db"),
   projectId: c.get("project").id,
   principal: c.get("principal"),

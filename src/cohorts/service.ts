@@ -1,14 +1,12 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { cohorts } from "../db/schema";
-import type { Env } from "../env";
 import { activityEntries, activityEntry } from "../lib/activity-log";
 import { actorOf, type Principal } from "../lib/auth/principal";
 import { notFound, validationError } from "../lib/errors";
 import { countPersons, PERSON_ID, personIdsNamed, personIdsWhere } from "../persons/matching";
 import type { Page } from "../lib/pagination";
 import { cohortFilterGroup } from "../shared/cohorts/definition";
-import { onCohortsChanged } from "./events";
 import { cohortMembershipSql, membershipOver } from "../shared/cohorts/membership";
 import { getCohort, liveCohorts, type CohortRow } from "../shared/cohorts/reads";
 import { type runBatch, statement } from "../lib/d1";
@@ -25,7 +23,8 @@ export interface CohortInput {
 }
 
 interface WriteContext {
-  env: Env;
+  /** Called after every committed write: flags embed cohorts in their cached definitions. */
+  refreshFlagDefinitions: (projectId: number) => Promise<void>;
   db: Db;
   projectId: number;
   principal: Principal;
@@ -49,11 +48,11 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
 
 /**
  * Every cohort write goes through here: the cohort row, its static members and the activity entry
- * are written in one batch, then `onCohortsChanged` lets dependants (the flags' KV cache) refresh.
+ * are written in one batch, then the flags' cached definitions are rebuilt.
  */
 async function commit(ctx: WriteContext, statements: Parameters<typeof runBatch>[1]) {
   const results = await ctx.db.$client.batch(statements.map((q) => statement(ctx.db, q)));
-  await onCohortsChanged(ctx.env, ctx.db, ctx.projectId);
+  await ctx.refreshFlagDefinitions(ctx.projectId);
   return results;
 }
 

@@ -1,36 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Cell, executeCompiled, type QueryRows } from "./execute";
+import { executeCompiled, type QueryRows } from "./execute";
 import { readTable } from "./materialized-table";
 import { type MaterializationConfig, type MaterializationStatus, Refresher } from "./refresher";
 import { ResultCache } from "./result-cache";
+import type { RunFailure, RunInput, RunOutput } from "./run-protocol";
 
 export type { MaterializationConfig, MaterializationStatus } from "./refresher";
-
-export interface RunInput {
-  version: number;
-  sql: string;
-  params: Cell[];
-  limit: number;
-  offset: number;
-  cacheKey: string;
-  cacheAgeSeconds: number;
-  refresh: "cache" | "force" | "direct";
-  /** Values of the materialized variables, in config order, when the version is materialized. */
-  materialized: Cell[] | null;
-}
-/** D1 refused the query; the raw message, which the worker classifies (query-errors.ts) before anyone sees it. */
-export interface RunFailure {
-  error: string;
-}
-export interface RunOutput extends QueryRows {
-  hasMore: boolean;
-  is_cached: boolean;
-  last_refresh: string;
-  materialized_at: string | null;
-  /** Milliseconds spent reading the rows (D1 or the stored table); 0 for a cache hit. */
-  execute_ms: number;
-}
 
 /**
  * One instance per saved-query endpoint (idFromName(endpoint id)), SQLite-backed. It serializes

@@ -1,4 +1,4 @@
-import type { RunOutput } from "./materializer";
+import type { RunOutput } from "./run-protocol";
 
 /** Results above this size are not cached (a Durable Object SQLite value holds at most 2 MB). */
 const MAX_CACHED_BYTES = 1_500_000;

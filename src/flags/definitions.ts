@@ -5,7 +5,7 @@ import { featureFlags } from "../db/schema";
 import { groupTypeMapping } from "../groups/service";
 import { referencedCohorts, type PropertyGroup } from "./evaluation/cohorts";
 import type { Condition, FlagDefinition } from "./evaluation/types";
-import type { FlagRow } from "./record";
+import type { FlagRow } from "./row";
 import { expandCohorts } from "./cohort-expansion";
 import { cohortTree } from "./cohort-tree";
 import { effectiveFilters } from "./status";

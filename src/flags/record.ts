@@ -1,8 +1,6 @@
-import type { featureFlags } from "../db/schema";
 import type { FeatureFlagRecord } from "./schema";
+import type { FlagRow } from "./row";
 import { effectiveFilters, flagStatus } from "./status";
-
-export type FlagRow = typeof featureFlags.$inferSelect;
 
 /** edgehog's actors are API keys: rendered as PostHog's UserBasic with the key's label. */
 function userOf(label: string | null) {

@@ -3,7 +3,7 @@ import { getCohort } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
 import { cohortTree } from "./cohort-tree";
-import type { FilterReferences } from "./validate";
+import type { FilterReferences } from "./validate-property";
 
 /** Edges `flag id → ids it depends on`, for the project's live flags. */
 export async function dependencyGraph(db: Db, projectId: number): Promise<Map<number, number[]>> {

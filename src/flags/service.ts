@@ -3,7 +3,7 @@ import { liveCohorts } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
 import type { Page } from "../lib/pagination";
-import type { FlagRow } from "./record";
+import type { FlagRow } from "./row";
 import { escapeLike } from "../lib/like";
 
 const STALE_DAYS = 30;

@@ -1,5 +1,5 @@
 import type { FlagFilters } from "./evaluation/types";
-import type { FlagRow } from "./record";
+import type { FlagRow } from "./row";
 
 const STALE_AFTER_MS = 30 * 86_400_000;
 

@@ -1,7 +1,16 @@
 import { validationError } from "../lib/errors";
 import { parseFilterDate } from "./evaluation/dates";
 import type { PropertyFilter } from "./evaluation/types";
-import type { FilterReferences } from "./validate";
+
+/** What filter validation needs to know about the project (answered by the service from D1). */
+export interface FilterReferences {
+  /** The cohort's name and whether it (or a cohort it uses) filters on events; undefined if it does not exist. */
+  cohort(id: number): Promise<{ name: string; behavioral: boolean } | undefined>;
+  /** A live flag of the project by id. */
+  flag(id: number): Promise<{ id: number; key: string; active: boolean } | undefined>;
+  /** Flag ids each flag depends on, for cycle detection (the flag being saved excluded). */
+  dependencyGraph(): Promise<Map<number, number[]>>;
+}
 
 const OPERATORS = new Set([
   "exact",

@@ -1,20 +1,10 @@
 import { validationError } from "../lib/errors";
 import type { Condition, FlagFilters } from "./evaluation/types";
-import { checkProperty } from "./validate-property";
+import { checkProperty, type FilterReferences } from "./validate-property";
 
 export const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 const invalid = (detail: string, code = "invalid_input") => validationError(detail, "filters", code);
-
-/** What filter validation needs to know about the project (answered by the service from D1). */
-export interface FilterReferences {
-  /** The cohort's name and whether it (or a cohort it uses) filters on events; undefined if it does not exist. */
-  cohort(id: number): Promise<{ name: string; behavioral: boolean } | undefined>;
-  /** A live flag of the project by id. */
-  flag(id: number): Promise<{ id: number; key: string; active: boolean } | undefined>;
-  /** Flag ids each flag depends on, for cycle detection (the flag being saved excluded). */
-  dependencyGraph(): Promise<Map<number, number[]>>;
-}
 
 export function checkKeyFormat(key: string) {
   if (key.length > 400)

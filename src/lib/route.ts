@@ -2,7 +2,6 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, Next } from "hono";
 import type { AppEnv } from "../env";
-import { authenticate } from "../auth/middleware";
 import type { Scope } from "./auth/scopes";
 import { fromZodError } from "./errors";
 

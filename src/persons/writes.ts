@@ -1,4 +1,4 @@
-import type { CapturedEvent } from "../capture/normalize";
+import type { CapturedEvent } from "./ingest/event";
 import type { Db } from "../db/client";
 import { activityEntry, propertyChanges, type ActivityInput } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";

@@ -69,8 +69,8 @@ export const projectRoutes = createRouter()
   .openapi(retrieve, (c) => c.json(projectRecord(c.get("project")), 200))
   .openapi(update, async (c) => {
     const project = await changeProjectSettings(
-      c.env,
       c.get("db"),
+      c.var.refreshFlagDefinitions,
       c.get("project"),
       projectSettingsOf(c.req.valid("json")),
     );

@@ -1,4 +1,4 @@
-import type { CapturedEvent } from "../../capture/normalize";
+import type { CapturedEvent } from "./event";
 import type { Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { moveMergedEvents } from "../event-rewrites";

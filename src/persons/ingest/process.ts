@@ -1,4 +1,4 @@
-import type { CapturedEvent } from "../../capture/normalize";
+import type { CapturedEvent } from "./event";
 import { applyPropertyUpdates } from "./properties";
 import type { IngestState, PersonDraft } from "./state";
 

@@ -1,4 +1,4 @@
-import type { CapturedEvent } from "../../capture/normalize";
+import type { CapturedEvent } from "./event";
 import type { IngestPlan } from "./process";
 import type { PersonDraft } from "./state";
 

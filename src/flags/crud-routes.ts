@@ -1,14 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { notFound } from "../../lib/errors";
-import { jsonBody, jsonResponse as json } from "../../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../../lib/pagination";
-import { createRouter, defineRoute } from "../../lib/route";
-import { ProjectParams } from "../../projects/schema";
-import { flagRecord } from "../record";
-import { CreateFlagBody, FeatureFlagSchema, FlagParams, ListQuery, PatchFlagBody, PutFlagBody } from "../schema";
-import { cohortNames, getFlag, listFlags } from "../service";
-import { createFlag, deleteFlag, updateFlag } from "../write";
-import { BASE, read, tags, write } from "./common";
+import { notFound } from "../lib/errors";
+import { jsonBody, jsonResponse as json } from "../lib/openapi";
+import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { createRouter, defineRoute } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { flagRecord } from "./record";
+import { CreateFlagBody, FeatureFlagSchema, FlagParams, ListQuery, PatchFlagBody, PutFlagBody } from "./schema";
+import { cohortNames, getFlag, listFlags } from "./service";
+import { createFlag, deleteFlag, updateFlag } from "./write";
+import { BASE, read, tags, write } from "./route-constants";
 
 const list = defineRoute({
   method: "get",

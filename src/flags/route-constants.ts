@@ -1,4 +1,4 @@
-import type { RouteAuth } from "../../lib/route";
+import type { RouteAuth } from "../lib/route";
 
 export const BASE = "/api/projects/{project_id}/feature_flags";
 export const tags = ["feature flags"];

@@ -1,15 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../env";
-import { validationError } from "../../lib/errors";
-import { jsonBody, jsonResponse as json } from "../../lib/openapi";
-import { createRouter, defineRoute } from "../../lib/route";
-import { ProjectParams } from "../../projects/schema";
-import { DefinitionsSchema } from "../definitions-schema";
-import { cohortVariant, definitionsFor, definitionsResponse } from "../definitions-response";
-import { userBlastRadius } from "../blast-radius";
-import { evaluateForRequest } from "../evaluate-request";
-import { BASE, read, tags } from "./common";
+import type { AppEnv } from "../env";
+import { validationError } from "../lib/errors";
+import { jsonBody, jsonResponse as json } from "../lib/openapi";
+import { createRouter, defineRoute } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { DefinitionsSchema } from "./definitions-schema";
+import { cohortVariant, definitionsFor, definitionsResponse } from "./definitions-response";
+import { userBlastRadius } from "./blast-radius";
+import { evaluateForRequest } from "./evaluate-request";
+import { BASE, read, tags } from "./route-constants";
 
 const GroupsQuery = z
   .string()
@@ -111,7 +111,7 @@ async function evaluateFor(c: Context<AppEnv>, distinctId: string, groups: Recor
   return evaluation!;
 }
 
-export const evaluationRoutes = createRouter()
+export const flagEvaluationRoutes = createRouter()
   .openapi(reasons, async (c) => {
     const { distinct_id, groups } = c.req.valid("query");
     const { results, flags } = await evaluateFor(c, distinct_id, parseGroups(groups));

@@ -1,15 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { notFound } from "../../lib/errors";
-import { jsonBody, jsonResponse as json } from "../../lib/openapi";
-import { createRouter, defineRoute } from "../../lib/route";
-import { ProjectParams } from "../../projects/schema";
-import { activityPage } from "../../lib/activity-log";
-import { FlagParams } from "../schema";
-import { getFlag, keysOf, liveFlagByKey } from "../service";
-import { flagStatus } from "../status";
-import { enableEnrichedAnalytics } from "../write";
-import { evaluationRoutes } from "./evaluation";
-import { activityRead, BASE, read, tags, write } from "./common";
+import { notFound } from "../lib/errors";
+import { jsonBody, jsonResponse as json } from "../lib/openapi";
+import { createRouter, defineRoute } from "../lib/route";
+import { ProjectParams } from "../projects/schema";
+import { activityPage } from "../lib/activity-log";
+import { FlagParams } from "./schema";
+import { getFlag, keysOf, liveFlagByKey } from "./service";
+import { flagStatus } from "./status";
+import { enableEnrichedAnalytics } from "./write";
+import { activityRead, BASE, read, tags, write } from "./route-constants";
 
 const StatusSchema = z.object({ status: z.enum(["active", "stale", "deleted", "unknown"]), reason: z.string() });
 
@@ -104,7 +103,6 @@ const bulkKeys = defineRoute({
 });
 
 export const flagOperationRoutes = createRouter()
-  .route("/", evaluationRoutes)
   .openapi(status, async (c) => {
     const flag = await getFlag(c.get("db"), c.get("project").id, c.req.valid("param").id);
     if (!flag) return c.json({ status: "unknown" as const, reason: "Flag could not be found" }, 404);
