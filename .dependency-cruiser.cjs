@@ -42,7 +42,7 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(lib|db)/" },
     },
     {
-      name: "db-imports-only-lib",
+      name: "db-imports-nothing",
       severity: "error",
       comment: "src/db/ holds the schema and the client, the bottom of the tree: it imports nothing else of ours.",
       from: { path: "^src/db/" },
@@ -51,17 +51,15 @@ module.exports = {
     {
       name: "shared-imports-no-area",
       severity: "error",
-      comment:
-        "src/shared/ sits below the areas: it may import src/lib/, src/db/, src/shared/ and src/hogql/'s pure compiler only.",
+      comment: "src/shared/ sits below the areas: it may import src/lib/, src/db/ and src/shared/ only.",
       from: { path: "^src/shared/" },
       to: { path: AREA },
     },
     {
       name: "nothing-imports-the-top",
       severity: "error",
-      comment:
-        "app.ts and index.ts wire the areas together; nothing below imports them (env.ts holds the shared types).",
-      from: { path: "^src/" },
+      comment: "app.ts and index.ts wire the areas together; nothing below imports them.",
+      from: { path: "^src/", pathNot: "^src/(app|index)\\.ts$" },
       to: { path: "^src/(app|index)\\.ts$" },
     },
     {
