@@ -2,9 +2,11 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { correlationActors } from "../../src/persons/analysis/correlation";
 import { funnelActors } from "../../src/persons/analysis/funnel";
-import type { ProjectContext } from "../../src/persons/analysis/funnel-input";
+import { D1AnalyticsStore } from "../../src/analytics/d1/store";
+import { createDb } from "../../src/db/client";
+import type { AnalysisContext } from "../../src/persons/analysis/context";
 import { lifecycleActors } from "../../src/persons/analysis/lifecycle";
-import { mapD1Error } from "../../src/persons/analysis/sql";
+import { mapD1Error } from "../../src/analytics/d1/run";
 import { stickinessActors } from "../../src/persons/analysis/stickiness";
 import { call, createProject, envelope } from "../helpers";
 import { personWith } from "./fixtures";
@@ -25,7 +27,7 @@ beforeAll(async () => {
   ]);
 });
 
-async function plansOf(run: (d1: D1Database, ctx: ProjectContext) => Promise<unknown>) {
+async function plansOf(run: (ctx: AnalysisContext) => Promise<unknown>) {
   const statements: { sql: string; values: unknown[] }[] = [];
   const spy = {
     prepare(sql: string) {
@@ -45,17 +47,17 @@ async function plansOf(run: (d1: D1Database, ctx: ProjectContext) => Promise<unk
     },
     batch: (s: D1PreparedStatement[]) => env.DB.batch(s),
   } as unknown as D1Database;
-  const ctx: ProjectContext = {
+  const db = createDb(env.DB);
+  const ctx: AnalysisContext = {
     projectId,
     timezone: "Europe/Berlin",
     now: Date.parse("2024-01-31T12:00:00Z"),
     earliest: async () => null,
     testAccountFilters: [],
-    cohorts: () => {
-      throw new Error("no cohorts here");
-    },
+    store: new D1AnalyticsStore(spy, db),
+    db,
   };
-  await run(spy, ctx);
+  await run(ctx);
   const plans: string[] = [];
   for (const s of statements.filter((s) => !/min\(timestamp\)/.test(s.sql))) {
     const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
@@ -73,9 +75,8 @@ const noFullScan = (plan: string) => expect(plan).not.toMatch(/SCAN (x|events)\b
 describe("query plans", () => {
   for (const order of ["ordered", "strict", "unordered"]) {
     it(`${order} funnel seeks events by index`, async () => {
-      const plan = await plansOf((d1, ctx) =>
+      const plan = await plansOf((ctx) =>
         funnelActors(
-          d1,
           ctx,
           { events: STEPS, funnel_step: "2", funnel_order_type: order, date_from: "-30d", breakdown: "$browser" },
           "http://x/",
@@ -92,9 +93,8 @@ describe("query plans", () => {
   }
 
   it("correlation, lifecycle and stickiness seek events by index", async () => {
-    const correlation = await plansOf((d1, ctx) =>
+    const correlation = await plansOf((ctx) =>
       correlationActors(
-        d1,
         ctx,
         {
           events: STEPS,
@@ -107,9 +107,8 @@ describe("query plans", () => {
     );
     expect(correlation).toMatch(/events_project_person_timestamp_idx/);
     noFullScan(correlation);
-    const lifecycle = await plansOf((d1, ctx) =>
+    const lifecycle = await plansOf((ctx) =>
       lifecycleActors(
-        d1,
         ctx,
         { events: '[{"id":"A"}]', target_date: "-3d", lifecycle_type: "dormant", date_from: "-7d" },
         "http://x/",
@@ -117,9 +116,8 @@ describe("query plans", () => {
     );
     expect(lifecycle).toMatch(/events_project_event_timestamp_idx/);
     noFullScan(lifecycle);
-    const stickiness = await plansOf((d1, ctx) =>
+    const stickiness = await plansOf((ctx) =>
       stickinessActors(
-        d1,
         ctx,
         { entity_id: "A", entity_type: "events", stickiness_days: "1", date_from: "-7d" },
         "http://x/",

@@ -1,18 +1,19 @@
 import { validationError } from "../../lib/errors";
-import { pageOf } from "./funnel";
-import { parseFunnel, type ProjectContext } from "./funnel-input";
-import { attemptEvents, BY_PERSON, funnelCtes } from "./funnel-sql";
-import { bool, type Input, json, parseEntity } from "./params";
-import { eventColumns, parseProperties, personColumns, propertiesSql } from "./property-filters";
-import { actorsPage, type ActorsResponse } from "./response";
-import { Params, runAll } from "./sql";
-import { correlationCountsSql, correlationTable, type CountRow } from "./correlation-table";
+import type { AnalysisContext } from "./context";
+import { correlationTable, parseCorrelationCounts } from "./correlation-table";
+import { pageOf, rowsOf } from "./funnel";
+import { parseFunnel } from "./funnel-input";
+import { bool, type Input, json, parseEntity, parseProperties } from "./params";
+import { type ActorsResponse, actorsPage } from "./response";
 
-/** `funnel_correlation_person_converted`: true = completed the funnel, false = dropped off, absent = both. */
-function convertedCondition(input: Input, steps: number) {
-  const converted = bool(input, "funnel_correlation_person_converted");
-  if (converted === undefined) return "1";
-  return converted ? `f.steps = ${steps}` : `f.steps < ${steps}`;
+/** `funnel_correlation_person_entity`: the event the persons must have done during their attempt. */
+function correlationEntity(input: Input) {
+  const raw = json(input, "funnel_correlation_person_entity");
+  if (raw === undefined) return undefined;
+  const entity = parseEntity(raw, "funnel_correlation_person_entity");
+  if (entity.event === null)
+    throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
+  return { ...entity, event: entity.event };
 }
 
 /**
@@ -21,54 +22,22 @@ function convertedCondition(input: Input, steps: number) {
  * With `include_correlation=true` the response also carries the correlation table.
  */
 export async function correlationActors(
-  d1: D1Database,
-  ctx: ProjectContext,
+  ctx: AnalysisContext,
   input: Input,
   requestUrl: string,
 ): Promise<ActorsResponse> {
-  const spec = await parseFunnel(input, ctx);
+  const funnel = await parseFunnel(input, ctx);
   const page = pageOf(input, "funnel_correlation_person_limit", "funnel_correlation_person_offset");
-  const params = new Params();
-  const ctes = funnelCtes(spec, params);
-  const conditions = [convertedCondition(input, spec.steps.length)];
-
-  const entityRaw = json(input, "funnel_correlation_person_entity");
-  if (entityRaw !== undefined) {
-    const entity = parseEntity(entityRaw, "funnel_correlation_person_entity");
-    if (entity.event === null)
-      throw validationError("The correlation entity needs an event name.", "funnel_correlation_person_entity");
-    const props = propertiesSql(
-      entity.properties,
-      eventColumns("x"),
-      params,
-      "funnel_correlation_person_entity",
-      ctx.cohorts,
-    );
-    conditions.push(`EXISTS (SELECT 1 FROM ${BY_PERSON}
-      WHERE ${attemptEvents(spec, params)} AND x.event = ${params.bind(entity.event)} AND ${props})`);
-  }
-  const values = parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values");
-  if (values !== undefined) {
-    conditions.push(
-      propertiesSql(values, personColumns("f.pid"), params, "funnel_correlation_property_values", ctx.cohorts),
-    );
-  }
-  const persons = `SELECT f.pid FROM funnel f WHERE ${conditions.join(" AND ")}
-    ORDER BY f.pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
-  const withTable = bool(input, "include_correlation") === true;
-  // With the table, one statement answers both, so the funnel is computed once.
-  const sql = withTable
-    ? `${ctes} SELECT 'person' AS kind, pid AS name, NULL AS s, NULL AS f FROM (${persons})
-       UNION ALL SELECT 'count', name, s, f FROM (${correlationCountsSql(spec, input, params)})`
-    : `${ctes} ${persons}`;
-  const rows = await runAll<{ kind?: string; pid?: number } & CountRow>(d1, sql, params);
-  const ids = withTable
-    ? rows
-        .filter((r) => r.kind === "person")
-        .map((r) => Number(r.name))
-        .sort((a, b) => a - b)
-    : rows.map((r) => r.pid!);
-  const body = await actorsPage(d1, ctx.projectId, ids, page, requestUrl, { funnel: true });
-  if (withTable) body.correlation = correlationTable(rows.filter((r) => r.kind === "count"));
+  const answer = await ctx.store.correlation({
+    funnel,
+    // `funnel_correlation_person_converted`: true = completed the funnel, false = dropped off, absent = both.
+    converted: bool(input, "funnel_correlation_person_converted"),
+    entity: correlationEntity(input),
+    personProperties: parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values"),
+    rows: rowsOf(page),
+    counts: bool(input, "include_correlation") === true ? parseCorrelationCounts(input) : undefined,
+  });
+  const body = await actorsPage(ctx.db, ctx.projectId, answer.personIds, page, requestUrl, { funnel: true });
+  if (answer.counts) body.correlation = correlationTable(answer.counts);
   return body;
 }

@@ -1,7 +1,7 @@
 import { validationError } from "../../lib/errors";
-import type { CohortSql } from "../../shared/filters";
 import { resolveDateRange } from "./dates";
-import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "./funnel-sql";
+import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "../../analytics/queries";
+import type { AnalysisContext } from "./context";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { iso } from "./zone";
 
@@ -10,18 +10,6 @@ export const MAX_FUNNEL_STEPS = 20;
 /** Seconds per `funnel_window_interval_unit`; a month is 30 days, as PostHog's DATERANGE_MAP. */
 const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
 type WindowUnit = keyof typeof UNIT_SECONDS;
-
-export interface ProjectContext {
-  projectId: number;
-  timezone: string;
-  now: number;
-  /** The project's first event (UTC ms), for `date_from=all`. */
-  earliest: () => Promise<number | null>;
-  /** Cohort membership SQL for cohort property filters. */
-  cohorts: CohortSql;
-  /** The project's test-account filters (applied on `filter_test_accounts=true`). */
-  testAccountFilters: unknown[];
-}
 
 function windowSeconds(input: Input): number {
   const days = int(input, "funnel_window_days", { min: 1, max: 3650 });
@@ -70,7 +58,7 @@ function breakdownOf(input: Input): FunnelBreakdown | undefined {
 }
 
 /** The funnel filter of a request: steps, range, window, order, filters and breakdown. */
-export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<FunnelSpec> {
+export async function parseFunnel(input: Input, ctx: AnalysisContext): Promise<FunnelSpec> {
   const steps = parseEvents(input, { min: 1, max: MAX_FUNNEL_STEPS });
   const order = oneOf<FunnelOrder>(input, "funnel_order_type", ["ordered", "strict", "unordered"], "ordered");
   if (json(input, "exclusions") !== undefined && (json(input, "exclusions") as unknown[]).length) {
@@ -97,7 +85,6 @@ export async function parseFunnel(input: Input, ctx: ProjectContext): Promise<Fu
     order,
     properties: globalFilters(input, ctx.testAccountFilters),
     breakdown: breakdownOf(input),
-    cohorts: ctx.cohorts,
   };
 }
 
@@ -118,9 +105,6 @@ export function parseFunnelStep(input: Input, steps: number, fallback?: number):
   }
   return step;
 }
-
-/** SQL condition on `funnel.steps` for a funnel_step selector. */
-export const stepCondition = (step: number) => (step > 0 ? `steps >= ${step}` : `steps = ${-step - 1}`);
 
 /**
  * `funnel_step_breakdown` as the list of texts a breakdown value compares with: a value is a list

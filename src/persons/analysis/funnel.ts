@@ -1,9 +1,8 @@
-import { parseFunnel, parseFunnelStep, parseStepBreakdown, type ProjectContext, stepCondition } from "./funnel-input";
-import { breakdownCondition, funnelCtes } from "./funnel-sql";
 import { validationError } from "../../lib/errors";
+import type { AnalysisContext } from "./context";
+import { parseFunnel, parseFunnelStep, parseStepBreakdown } from "./funnel-input";
 import { type Input, int, json, str } from "./params";
-import { actorsPage, type ActorsResponse, type PageRequest } from "./response";
-import { Params, runAll } from "./sql";
+import { type ActorsResponse, actorsPage, type PageRequest } from "./response";
 
 export const DEFAULT_ACTORS_LIMIT = 100;
 export const MAX_ACTORS_LIMIT = 10_000;
@@ -16,6 +15,9 @@ export function pageOf(input: Input, limitParam = "limit", offsetParam = "offset
     offsetParam,
   };
 }
+
+/** The rows a page asks the store for: one more than the page, so `next` appears only when another page exists. */
+export const rowsOf = (page: PageRequest) => ({ limit: page.limit + 1, offset: page.offset });
 
 /**
  * `funnel_custom_steps`: persons whose furthest step is one of these. As in PostHog, a non-empty
@@ -34,35 +36,15 @@ function customSteps(input: Input, steps: number): number[] | undefined {
 }
 
 /** Funnel actors: the persons of one funnel bucket (`funnel_step`, `funnel_step_breakdown`), one page. */
-export async function funnelActors(
-  d1: D1Database,
-  ctx: ProjectContext,
-  input: Input,
-  requestUrl: string,
-): Promise<ActorsResponse> {
-  const spec = await parseFunnel(input, ctx);
+export async function funnelActors(ctx: AnalysisContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
+  const funnel = await parseFunnel(input, ctx);
   if (str(input, "funnel_viz_type") === "trends") {
     throw validationError("Funnel trends drill-downs (funnel_viz_type=trends) are not supported.", "funnel_viz_type");
   }
-  const custom = customSteps(input, spec.steps.length);
-  const step = custom ? undefined : parseFunnelStep(input, spec.steps.length);
+  const custom = customSteps(input, funnel.steps.length);
+  const bucket = custom ? { customSteps: custom } : { step: parseFunnelStep(input, funnel.steps.length) };
   const breakdownValue = parseStepBreakdown(input);
   const page = pageOf(input);
-  const params = new Params();
-  const ctes = funnelCtes(spec, params);
-  const conditions = [custom ? `steps IN (${custom.join(", ")})` : stepCondition(step!)];
-  if (breakdownValue !== undefined && spec.breakdown)
-    conditions.push(breakdownCondition(spec.breakdown, breakdownValue, params));
-  const sql = `${ctes}
-    SELECT pid FROM funnel WHERE ${conditions.join(" AND ")}
-    ORDER BY pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
-  const rows = await runAll<{ pid: number }>(d1, sql, params);
-  return actorsPage(
-    d1,
-    ctx.projectId,
-    rows.map((r) => r.pid),
-    page,
-    requestUrl,
-    { funnel: true },
-  );
+  const ids = await ctx.store.funnelActors({ funnel, bucket, breakdownValue, rows: rowsOf(page) });
+  return actorsPage(ctx.db, ctx.projectId, ids, page, requestUrl, { funnel: true });
 }

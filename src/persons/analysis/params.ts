@@ -1,5 +1,5 @@
 import { validationError } from "../../lib/errors";
-import { parseProperties } from "./property-filters";
+import type { EventEntity } from "../../analytics/queries";
 import type { Interval } from "./zone";
 
 /**
@@ -85,15 +85,19 @@ export function globalFilters(input: Input, testAccountFilters: unknown[]): unkn
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export const interval = (input: Input): Interval => oneOf(input, "interval", INTERVALS, "day");
 
-/** An event entity (a funnel step or a series): events only, since edgehog has no actions. */
-export interface EventEntity {
-  event: string | null;
-  order: number;
-  properties: unknown;
-}
-
 const ACTIONS_REFUSED =
   'Actions are not supported: edgehog has no actions product. Use event entities ({"id": "<event>", "type": "events"}).';
+
+/** Parses a `properties` value (JSON text or already parsed) into a filter tree; `undefined` means none. */
+export function parseProperties(raw: unknown, attr: string): unknown {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw validationError("Properties are unparsable!", attr);
+  }
+}
 
 export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity {
   if (!raw || typeof raw !== "object" || Array.isArray(raw))

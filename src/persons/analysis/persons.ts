@@ -1,4 +1,4 @@
-import { createDb } from "../../db/client";
+import type { Db } from "../../db/client";
 import { SerializedPersonSchema } from "../schema";
 import { serializedPerson } from "../serialize";
 import { getPersonsByIds } from "../service";
@@ -11,9 +11,9 @@ export { SerializedPersonSchema };
 export type SerializedPerson = ReturnType<typeof serializedPerson>;
 
 /** Hydrates persons in the given order; ids whose person no longer exists are skipped. */
-export async function hydratePersons(d1: D1Database, projectId: number, ids: number[]): Promise<SerializedPerson[]> {
+export async function hydratePersons(db: Db, projectId: number, ids: number[]): Promise<SerializedPerson[]> {
   if (!ids.length) return [];
-  const byId = new Map((await getPersonsByIds(createDb(d1), projectId, ids)).map((p) => [p.id, p]));
+  const byId = new Map((await getPersonsByIds(db, projectId, ids)).map((p) => [p.id, p]));
   return ids.flatMap((id) => {
     const person = byId.get(id);
     return person ? [serializedPerson(person)] : [];

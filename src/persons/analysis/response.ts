@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Db } from "../../db/client";
 import { hydratePersons, SerializedPersonSchema } from "./persons";
 import { withParams } from "../../lib/pagination";
 
@@ -35,7 +36,7 @@ export function pageUrl(requestUrl: string, page: PageRequest, offset: number) {
  * another page exists) into the envelope. `missing_persons` counts ids whose person row is gone.
  */
 export async function actorsPage(
-  d1: D1Database,
+  db: Db,
   projectId: number,
   ids: number[],
   page: PageRequest,
@@ -44,7 +45,7 @@ export async function actorsPage(
 ): Promise<ActorsResponse> {
   const more = ids.length > page.limit;
   const pageIds = more ? ids.slice(0, page.limit) : ids;
-  const people = await hydratePersons(d1, projectId, pageIds);
+  const people = await hydratePersons(db, projectId, pageIds);
   const body: ActorsResponse = {
     results: [{ people, count: people.length }],
     next: more ? pageUrl(requestUrl, page, page.offset + page.limit) : null,

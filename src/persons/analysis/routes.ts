@@ -1,18 +1,16 @@
 import type { Context } from "hono";
-import { cohortMembershipSql } from "../../shared/cohorts/membership";
+import { analyticsStore } from "../../analytics";
+import type { AnalysisContext } from "./context";
 import type { AppEnv } from "../../env";
-import type { CohortSql } from "../../shared/filters";
 import { parseError, validationError } from "../../lib/errors";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
 import { correlationActors } from "./correlation";
 import { funnelActors } from "./funnel";
-import type { ProjectContext } from "./funnel-input";
 import { lifecycleActors } from "./lifecycle";
 import { type Input, mergeInput, str } from "./params";
 import { ActorsResponseSchema } from "./response";
-import { earliestEvent } from "./sql";
 import { CorrelationQuery, FilterBody, FunnelQuery, LifecycleQuery, StickinessQuery } from "./schema";
 import { stickinessActors } from "./stickiness";
 
@@ -49,25 +47,20 @@ const correlationPost = route(
 const lifecycleGet = route("get", "lifecycle", "Persons in a lifecycle bucket", LifecycleQuery);
 const stickinessGet = route("get", "stickiness", "Persons active in exactly N intervals", StickinessQuery);
 
-type Handler = (d1: D1Database, ctx: ProjectContext, input: Input, url: string) => Promise<unknown>;
+type Handler = (ctx: AnalysisContext, input: Input, url: string) => Promise<unknown>;
 
-/** Cohort filters need the project's cohort definitions; other requests skip loading them. */
-const noCohorts: CohortSql = () => {
-  throw new Error("cohort filter compiled without cohort definitions");
-};
-
-/** Builds the project context (time zone, "now", first event, cohorts) the services compute in. */
-async function projectContext(c: Context<AppEnv>, input: Input): Promise<ProjectContext> {
+/** The project context (time zone, "now", first event) and where events and persons are read. */
+function analysisContext(c: Context<AppEnv>): AnalysisContext {
   const project = c.get("project");
-  const d1 = c.env.DB;
-  const mentionsCohorts = /cohort/.test(JSON.stringify([input, project.testAccountFilters]));
+  const store = analyticsStore(c.env, c.get("db"));
   return {
-    cohorts: mentionsCohorts ? await cohortMembershipSql(c.get("db"), project.id) : noCohorts,
     projectId: project.id,
     timezone: project.timezone,
     testAccountFilters: project.testAccountFilters,
     now: Date.now(),
-    earliest: () => earliestEvent(d1, project.id),
+    earliest: () => store.earliestEvent(project.id),
+    store,
+    db: c.get("db"),
   };
 }
 
@@ -86,7 +79,7 @@ const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
   const input = mergeInput(c.req.query(), await bodyOf(c));
   if (str(input, "search") !== undefined)
     throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
-  return c.json(await handler(c.env.DB, await projectContext(c, input), input, c.req.url), 200);
+  return c.json(await handler(analysisContext(c), input, c.req.url), 200);
 };
 
 export const analysisRoutes = createRouter()

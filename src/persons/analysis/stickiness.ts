@@ -1,12 +1,11 @@
+import type { EventEntity } from "../../analytics/queries";
+import { queryTooComplex } from "../../analytics/errors";
 import { validationError } from "../../lib/errors";
+import type { AnalysisContext } from "./context";
 import { resolveDateRange } from "./dates";
-import { pageOf } from "./funnel";
-import type { ProjectContext } from "./funnel-input";
-import { type EventEntity, globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
-import { eventColumns, propertiesSql } from "./property-filters";
-import { actorsPage, type ActorsResponse } from "./response";
-import { byTime } from "./funnel-sql";
-import { Params, queryTooComplex, runAll } from "./sql";
+import { pageOf, rowsOf } from "./funnel";
+import { globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
+import { type ActorsResponse, actorsPage } from "./response";
 import { addIntervals, iso, startOfInterval } from "./zone";
 
 export const MAX_PERIODS = 2000;
@@ -39,12 +38,10 @@ function stickinessEntity(input: Input): EventEntity {
 
 /**
  * Stickiness actors: persons who did the entity in exactly `stickiness_days` of the range's
- * periods (local days/weeks/months). The periods go to SQL as one JSON parameter of UTC bounds;
- * each period drives an index range scan, so events are read once.
+ * periods (local days/weeks/months, whose UTC bounds are computed here).
  */
 export async function stickinessActors(
-  d1: D1Database,
-  ctx: ProjectContext,
+  ctx: AnalysisContext,
   input: Input,
   requestUrl: string,
 ): Promise<ActorsResponse> {
@@ -71,32 +68,13 @@ export async function stickinessActors(
     periods.push([iso(Math.max(start, range.from)), iso(Math.min(end, range.to))]);
   }
 
-  const params = new Params();
-  const cols = eventColumns("x");
-  const eventMatch = entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`;
-  const filters = [
-    propertiesSql(globalFilters(input, ctx.testAccountFilters), cols, params, "properties", ctx.cohorts),
-    propertiesSql(entity.properties, cols, params, "events", ctx.cohorts),
-  ].join(" AND ");
-  // CROSS JOIN keeps `periods` as the outer loop: one index range scan per period.
-  const sql = `WITH periods AS (
-      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
-      FROM json_each(${params.bind(JSON.stringify(periods))})
-    ), act AS (
-      SELECT x.person_id AS pid, count(DISTINCT p.idx) AS n
-      FROM periods p CROSS JOIN ${byTime(entity.event !== null)}
-      WHERE x.project_id = ${params.bind(ctx.projectId)} AND ${eventMatch}
-        AND x.timestamp >= p.s AND x.timestamp < p.e AND x.person_id IS NOT NULL AND ${filters}
-      GROUP BY x.person_id
-    )
-    SELECT pid FROM act WHERE n = ${params.bind(days)}
-    ORDER BY pid LIMIT ${params.bind(page.limit + 1)} OFFSET ${params.bind(page.offset)}`;
-  const rows = await runAll<{ pid: number }>(d1, sql, params);
-  return actorsPage(
-    d1,
-    ctx.projectId,
-    rows.map((r) => r.pid),
-    page,
-    requestUrl,
-  );
+  const ids = await ctx.store.stickinessActors({
+    projectId: ctx.projectId,
+    entity,
+    properties: globalFilters(input, ctx.testAccountFilters),
+    periods,
+    activePeriods: days,
+    rows: rowsOf(page),
+  });
+  return actorsPage(ctx.db, ctx.projectId, ids, page, requestUrl);
 }

@@ -1,37 +1,8 @@
 import { ApiError } from "../../lib/errors";
-
-/**
- * Bound parameters for one statement, as numbered `?N` placeholders. Equal values share one
- * number, which keeps long analysis queries under D1's limit of 100 bound parameters.
- */
-export class Params {
-  private readonly values: unknown[] = [];
-  private readonly index = new Map<string, number>();
-
-  bind(value: string | number | null): string {
-    const key = `${typeof value}:${String(value)}`;
-    let n = this.index.get(key);
-    if (n === undefined) {
-      this.values.push(value);
-      n = this.values.length;
-      this.index.set(key, n);
-    }
-    return `?${n}`;
-  }
-
-  /** A list as one JSON parameter, to be read with `json_each` (no per-item parameters). */
-  bindList(values: readonly (string | number)[]): string {
-    return `(SELECT value FROM json_each(${this.bind(JSON.stringify(values))}))`;
-  }
-
-  get list(): unknown[] {
-    return this.values;
-  }
-}
+import type { Params } from "../../lib/sql";
+import { queryTooComplex } from "../errors";
 
 export const D1_MAX_PARAMS = 100;
-
-export const queryTooComplex = (detail: string) => new ApiError(400, "validation_error", "query_too_complex", detail);
 
 const queryTimeout = () =>
   new ApiError(

@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
 import { validationError } from "../../lib/errors";
 import { compileFilterGroup, parseFilterGroup, type CohortSql } from "../../shared/filters";
-import type { Params } from "./sql";
-import { inlineDrizzle } from "./sql-bridge";
+import type { Params } from "../../lib/sql";
 
 /**
- * Property filters of the analysis views, compiled by the persons area's matcher
- * (src/persons/filters/) over the JSON columns of each query, and inlined into the statement's
- * numbered parameters. Filters without `type` are event filters, as in PostHog's insights.
+ * Property filters of the analysis statements, compiled by the shared matcher (src/shared/filters/)
+ * over the JSON columns of each query, and embedded in the statement's numbered parameters. Filters without `type` are event filters, as in PostHog's insights.
  *
  * FilterColumns: the SQL expressions the filters read (the event's properties as JSON text, its
  * person's, and the person id cohort filters test).
@@ -32,17 +30,6 @@ export const personColumns = (personId: string): FilterColumns => ({
   personId,
 });
 
-/** Parses a `properties` value (JSON text or already parsed) into a filter tree; `undefined` means none. */
-export function parseProperties(raw: unknown, attr: string): unknown {
-  if (raw === undefined || raw === null || raw === "") return undefined;
-  if (typeof raw !== "string") return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw validationError("Properties are unparsable!", attr);
-  }
-}
-
 /** SQL boolean for a filter list (ANDed) or a `{type: AND|OR, values}` group; `1` when empty. */
 export function propertiesSql(
   tree: unknown,
@@ -58,7 +45,7 @@ export function propertiesSql(
     personProperties: sql.raw(columns.person),
     personId: sql.raw(columns.personId),
   };
-  return inlineDrizzle(compileFilterGroup(group, target, cohorts), params);
+  return params.embed(compileFilterGroup(group, target, cohorts));
 }
 
 /** The text form PostHog compares on: booleans as `true`/`false`, numbers and strings as text. */

@@ -1,42 +1,11 @@
 import type { CohortSql } from "../../shared/filters";
-import type { EventEntity } from "./params";
+import type { FunnelBreakdown, FunnelSpec } from "../queries";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
-import type { Params } from "./sql";
+import type { Params } from "../../lib/sql";
 
-/**
- * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1, tfinal,
- * dl, bd)`: the steps a person reached at their best attempt, that attempt's first and final step
- * timestamps, the end of its conversion window and the person's breakdown value.
- *
- * Each step-1 event in the date range starts an attempt. Later steps are found with correlated
- * lookups on events_project_person_timestamp_idx (one index seek per attempt and step), so the
- * work grows with the number of attempts, not with the project's events.
- */
-export type FunnelOrder = "ordered" | "strict" | "unordered";
-
-export interface FunnelSpec {
-  projectId: number;
-  steps: EventEntity[];
-  from: string;
-  to: string;
-  windowSeconds: number;
-  order: FunnelOrder;
-  properties: unknown;
-  breakdown?: FunnelBreakdown;
-  /** Cohort membership SQL for cohort filters (see cohorts/membership.ts). */
+/** A funnel with the cohort membership SQL its filters may need. */
+export interface D1Funnel extends FunnelSpec {
   cohorts: CohortSql;
-}
-
-/**
- * A breakdown by one property (`breakdown=$browser`) or by several at once
- * (`breakdown=["$browser","$browser_version"]`, a list breakdown: the value is the list of the
- * properties' values, taken together from one event).
- */
-export interface FunnelBreakdown {
-  keys: string[];
-  list: boolean;
-  type: "event" | "person";
-  attribution: "first_touch" | "last_touch";
 }
 
 /** Per-person lookups name their index: without table statistics SQLite would pick the time index and scan. */
@@ -47,7 +16,7 @@ export const byTime = (named: boolean) =>
   `events x INDEXED BY ${named ? "events_project_event_timestamp_idx" : "events_project_timestamp_idx"}`;
 
 /** Builds the predicates shared by every lookup on `events x`. */
-export function funnelPredicates(spec: FunnelSpec, params: Params) {
+export function funnelPredicates(spec: D1Funnel, params: Params) {
   const cols = eventColumns("x");
   const P = params.bind(spec.projectId);
   const FROM = params.bind(spec.from);
@@ -62,7 +31,16 @@ export function funnelPredicates(spec: FunnelSpec, params: Params) {
   return { P, FROM, TO, global, match, anyStep };
 }
 
-export function funnelCtes(spec: FunnelSpec, params: Params): string {
+/**
+ * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1, tfinal,
+ * dl, bd)`: the steps a person reached at their best attempt, that attempt's first and final step
+ * timestamps, the end of its conversion window and the person's breakdown value.
+ *
+ * Each step-1 event in the date range starts an attempt. Later steps are found with correlated
+ * lookups on events_project_person_timestamp_idx (one index seek per attempt and step), so the
+ * work grows with the number of attempts, not with the project's events.
+ */
+export function funnelCtes(spec: D1Funnel, params: Params): string {
   const { P, FROM, TO, global, match, anyStep } = funnelPredicates(spec, params);
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
@@ -147,7 +125,7 @@ export function funnelCtes(spec: FunnelSpec, params: Params): string {
 }
 
 function breakdownSql(
-  spec: FunnelSpec,
+  spec: D1Funnel,
   params: Params,
   p: { P: string; FROM: string; TO: string; global: string; anyStep: string },
 ) {
@@ -193,7 +171,7 @@ export function breakdownCondition(breakdown: FunnelBreakdown, values: string[],
  * step (or, without conversion, before the end of the conversion window), inside the date range,
  * excluding the funnel's own step events. PostHog's correlation uses exactly these bounds.
  */
-export function attemptEvents(spec: FunnelSpec, params: Params) {
+export function attemptEvents(spec: D1Funnel, params: Params) {
   const stepNames = spec.steps.map((s) => s.event).filter((e): e is string => e !== null);
   return `x.project_id = ${params.bind(spec.projectId)} AND x.person_id = f.pid
     AND x.timestamp > f.t1 AND x.timestamp < coalesce(f.tfinal, f.dl)

@@ -1,0 +1,54 @@
+import type { Db } from "../../db/client";
+import { cohortMembershipSql } from "../../shared/cohorts/membership";
+import type { CohortSql } from "../../shared/filters";
+import type {
+  CorrelationAnswer,
+  CorrelationQuery,
+  FunnelActorsQuery,
+  LifecycleActorsQuery,
+  StickinessActorsQuery,
+} from "../queries";
+import type { AnalyticsStore } from "../store";
+import { correlation } from "./correlation";
+import { funnelActorIds } from "./funnel-actors";
+import { lifecycleActorIds } from "./lifecycle";
+import { earliestEvent } from "./run";
+import { stickinessActorIds } from "./stickiness";
+
+/** Cohort filters need the project's cohort definitions; questions without one skip loading them. */
+const noCohorts: CohortSql = () => {
+  throw new Error("cohort filter compiled without cohort definitions");
+};
+
+/** The embedded engine: events in the same D1 database as everything else, read with SQLite. */
+export class D1AnalyticsStore implements AnalyticsStore {
+  constructor(
+    private readonly d1: D1Database,
+    private readonly db: Db,
+  ) {}
+
+  earliestEvent(projectId: number): Promise<number | null> {
+    return earliestEvent(this.d1, projectId);
+  }
+
+  async funnelActors(query: FunnelActorsQuery): Promise<number[]> {
+    return funnelActorIds(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
+  }
+
+  async correlation(query: CorrelationQuery): Promise<CorrelationAnswer> {
+    return correlation(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
+  }
+
+  async lifecycleActors(query: LifecycleActorsQuery): Promise<number[]> {
+    return lifecycleActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+  }
+
+  async stickinessActors(query: StickinessActorsQuery): Promise<number[]> {
+    return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+  }
+
+  /** Cohort membership SQL, loaded only when a filter of the question may refer to a cohort. */
+  private async cohortsFor(projectId: number, query: object): Promise<CohortSql> {
+    return /cohort/.test(JSON.stringify(query)) ? cohortMembershipSql(this.db, projectId) : noCohorts;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The questions the analytics store answers, engine-neutral: the persons analysis parses a
+ * request into one of these (src/persons/analysis/), the store's engine answers it (src/analytics/d1/).
+ * Times are ISO 8601 UTC strings, already resolved in the project's time zone by the caller.
+ * Property filters travel as PostHog's JSON (a list or a `{type, values}` group); each engine
+ * parses them with src/shared/filters, so a bad filter is the same 400 on every engine.
+ */
+
+/** An event entity (a funnel step or a series): events only, since edgehog has no actions. */
+export interface EventEntity {
+  /** The event name; null = every event. */
+  event: string | null;
+  order: number;
+  properties: unknown;
+}
+
+export type FunnelOrder = "ordered" | "strict" | "unordered";
+
+/**
+ * A breakdown by one property (`breakdown=$browser`) or by several at once
+ * (`breakdown=["$browser","$browser_version"]`, a list breakdown: the value is the list of the
+ * properties' values, taken together from one event).
+ */
+export interface FunnelBreakdown {
+  keys: string[];
+  list: boolean;
+  type: "event" | "person";
+  attribution: "first_touch" | "last_touch";
+}
+
+/** A funnel: each person's best attempt at the steps within the conversion window. */
+export interface FunnelSpec {
+  projectId: number;
+  steps: EventEntity[];
+  from: string;
+  to: string;
+  windowSeconds: number;
+  order: FunnelOrder;
+  properties: unknown;
+  breakdown?: FunnelBreakdown;
+}
+
+/** Which rows of the answer to return, in person id order: `limit` rows from `offset`. */
+export interface RowWindow {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The persons of one funnel bucket: those whose furthest step is one of `customSteps`, or, by a
+ * `funnel_step` selector, those who reached step N or further (N > 0) or reached step -N-1 but not
+ * step -N (N < 0); optionally only those with one breakdown value (compared as flattened lists).
+ */
+export interface FunnelActorsQuery {
+  funnel: FunnelSpec;
+  bucket: { customSteps: number[] } | { step: number };
+  breakdownValue?: string[];
+  rows: RowWindow;
+}
+
+/** The contingency counts behind a funnel's correlation table (events done during the attempt, or person property values). */
+export type CorrelationCountsQuery =
+  | { type: "events"; excludeEventNames: string[] }
+  | { type: "properties"; names: string[]; excludeNames: string[] };
+
+/** One row of correlation counts: persons who converted (`s`) and dropped off (`f`). */
+export interface CorrelationCount {
+  name: string;
+  s: number;
+  f: number;
+}
+
+/** The name of the counts row that totals the funnel's persons. */
+export const CORRELATION_TOTAL = "\u0000total";
+
+/**
+ * The funnel's persons (converted, dropped off, or both when `converted` is absent) who did
+ * `entity` during their attempt and whose person properties match `personProperties`; with
+ * `counts`, the correlation counts of the same funnel too.
+ */
+export interface CorrelationQuery {
+  funnel: FunnelSpec;
+  converted?: boolean;
+  entity?: EventEntity & { event: string };
+  personProperties?: unknown;
+  rows: RowWindow;
+  counts?: CorrelationCountsQuery;
+}
+
+export interface CorrelationAnswer {
+  personIds: number[];
+  counts?: CorrelationCount[];
+}
+
+export const LIFECYCLE_TYPES = ["new", "returning", "resurrecting", "dormant"] as const;
+export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
+
+/**
+ * PostHog's lifecycle for the period T = [targetStart, targetEnd) after P = [previousStart, targetStart):
+ * - new: active in T, T is the person's first active period since `windowStart` (one interval
+ *   before date_from) and the person was created in T;
+ * - returning: active in T and in P;
+ * - resurrecting: active in T, not in P, and not new;
+ * - dormant: active in P, not in T.
+ */
+export interface LifecycleActorsQuery {
+  projectId: number;
+  series: EventEntity;
+  properties: unknown;
+  status: LifecycleType;
+  windowStart: string;
+  previousStart: string;
+  targetStart: string;
+  targetEnd: string;
+  rows: RowWindow;
+}
+
+/** Persons who did `entity` in exactly `activePeriods` of the given periods (`[start, end)` pairs). */
+export interface StickinessActorsQuery {
+  projectId: number;
+  entity: EventEntity;
+  properties: unknown;
+  periods: [string, string][];
+  activePeriods: number;
+  rows: RowWindow;
+}
