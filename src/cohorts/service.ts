@@ -9,7 +9,7 @@ import type { Page } from "../lib/pagination";
 import { cohortFilterGroup } from "../shared/cohorts/definition";
 import { cohortMembershipSql, membershipOver } from "../shared/cohorts/membership";
 import { getCohort, liveCohorts, type CohortRow } from "../shared/cohorts/reads";
-import { type runBatch, statement } from "../lib/d1";
+import { type BatchItem, runBatch } from "../lib/d1";
 
 export interface CohortInput {
   name?: string;
@@ -50,8 +50,8 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
  * Every cohort write goes through here: the cohort row, its static members and the activity entry
  * are written in one batch, then the flags' cached definitions are rebuilt.
  */
-async function commit(ctx: WriteContext, statements: Parameters<typeof runBatch>[1]) {
-  const results = await ctx.db.$client.batch(statements.map((q) => statement(ctx.db, q)));
+async function commit(ctx: WriteContext, statements: BatchItem[]) {
+  const results = await runBatch(ctx.db, statements);
   await ctx.refreshFlagDefinitions(ctx.projectId);
   return results;
 }
@@ -195,8 +195,10 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
   const live = await liveCohorts(db, projectId);
   if (!live.length) return [];
   const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
-  const hits = await db.$client.batch<{ n: number }>(
-    live.map((c) => statement(db, sql`SELECT ${member(c.id, sql`${personId}`)} AS n`)),
+  // One round trip: a statement per cohort in one batch.
+  const hits = await runBatch<{ n: number }>(
+    db,
+    live.map((c) => sql`SELECT ${member(c.id, sql`${personId}`)} AS n`),
   );
   return live.filter((_, i) => hits[i].results[0]?.n);
 }

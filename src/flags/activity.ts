@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import { type SQL, sql } from "drizzle-orm";
 import { actorOf, type Principal } from "../lib/auth/principal";
 import { nowIso } from "../lib/time";
 
@@ -37,17 +37,14 @@ export function changesBetween(
  * optimistic-concurrency race logs nothing; `flagId: "last_insert"` names the flag a preceding
  * INSERT created. (Raw D1 because drizzle cannot batch raw SQL with parameters.)
  */
-export function flagActivityInsert(
-  db: Db,
-  entry: {
-    projectId: number;
-    flagId: number | "last_insert";
-    flagKey: string;
-    activity: FlagActivity;
-    principal: Principal;
-    changes: Change[];
-  },
-): D1PreparedStatement {
+export function flagActivityInsert(entry: {
+  projectId: number;
+  flagId: number | "last_insert";
+  flagKey: string;
+  activity: FlagActivity;
+  principal: Principal;
+  changes: Change[];
+}): SQL {
   const detail = JSON.stringify({
     id: null,
     changes: entry.changes,
@@ -57,21 +54,9 @@ export function flagActivityInsert(
     short_id: null,
     type: null,
   });
-  const item = entry.flagId === "last_insert" ? "CAST(last_insert_rowid() AS TEXT)" : "?8";
-  return db.$client
-    .prepare(
-      `INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
-       SELECT ?1, ?2, ?3, item, ?4, ?5, json_set(?6, '$.id', item), ?7
-       FROM (SELECT ${item} AS item) WHERE changes() > 0`,
-    )
-    .bind(
-      crypto.randomUUID(),
-      entry.projectId,
-      SCOPE,
-      entry.activity,
-      JSON.stringify(actorOf(entry.principal)),
-      detail,
-      nowIso(),
-      ...(entry.flagId === "last_insert" ? [] : [String(entry.flagId)]),
-    );
+  const item = entry.flagId === "last_insert" ? sql`CAST(last_insert_rowid() AS TEXT)` : sql`${String(entry.flagId)}`;
+  const actor = JSON.stringify(actorOf(entry.principal));
+  return sql`INSERT INTO activity_log (id, project_id, scope, item_id, activity, actor, detail, created_at)
+    SELECT ${crypto.randomUUID()}, ${entry.projectId}, ${SCOPE}, item, ${entry.activity}, ${actor}, json_set(${detail}, '$.id', item), ${nowIso()}
+    FROM (SELECT ${item} AS item) WHERE changes() > 0`;
 }

@@ -13,7 +13,7 @@ import { dependentFlags, filterReferences } from "./references";
 import type { FlagInput } from "./schema";
 import { getFlag, liveFlagByKey } from "./service";
 import { checkKeyFormat, normalizePayloads, validateFilters } from "./validate";
-import { statement } from "../lib/d1";
+import { runBatch } from "../lib/d1";
 
 /** Fields whose changes the activity log records. */
 const LOGGED_FIELDS = [
@@ -149,19 +149,17 @@ export async function createFlag(
     lastModifiedBy: principal.label,
     updatedAt: now,
   };
-  const [inserted] = await db.$client
-    .batch([
-      statement(db, db.insert(featureFlags).values(values).returning({ id: featureFlags.id })),
-      flagActivityInsert(db, {
-        projectId,
-        flagId: "last_insert",
-        flagKey: input.key,
-        activity: "created",
-        principal,
-        changes: [{ type: "FeatureFlag", action: "created" }],
-      }),
-    ])
-    .catch(mapUniqueRace);
+  const [inserted] = await runBatch(db, [
+    db.insert(featureFlags).values(values).returning({ id: featureFlags.id }),
+    flagActivityInsert({
+      projectId,
+      flagId: "last_insert",
+      flagKey: input.key,
+      activity: "created",
+      principal,
+      changes: [{ type: "FeatureFlag", action: "created" }],
+    }),
+  ]).catch(mapUniqueRace);
   await refreshFlagDefinitions(env, db, projectId);
   return (await getFlag(db, projectId, (inserted.results[0] as { id: number }).id))!;
 }
@@ -221,12 +219,10 @@ export async function updateFlag(
     .update(featureFlags)
     .set({ ...columns, version: next.version, lastModifiedBy: next.lastModifiedBy, updatedAt: next.updatedAt })
     .where(and(eq(featureFlags.id, id), eq(featureFlags.projectId, projectId), eq(featureFlags.version, flag.version)));
-  const [updated] = await db.$client
-    .batch([
-      statement(db, update),
-      flagActivityInsert(db, { projectId, flagId: id, flagKey: key, activity, principal, changes }),
-    ])
-    .catch(mapUniqueRace);
+  const [updated] = await runBatch(db, [
+    update,
+    flagActivityInsert({ projectId, flagId: id, flagKey: key, activity, principal, changes }),
+  ]).catch(mapUniqueRace);
   if (!updated.meta.changes) throw staleConflict();
   await refreshFlagDefinitions(env, db, projectId);
   return (await getFlag(db, projectId, id))!;

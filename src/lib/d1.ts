@@ -1,16 +1,50 @@
-import type { SQL } from "drizzle-orm";
+import { is, SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 
 const dialect = new SQLiteSyncDialect();
 
-/** A drizzle `sql` fragment or query builder as a D1 prepared statement, for `d1.batch`. */
-export function statement(db: Db, query: SQL | { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
-  const { sql, params } = "toSQL" in query ? query.toSQL() : dialect.sqlToQuery(query);
-  return db.$client.prepare(sql).bind(...params);
+/** A statement of an atomic group: a drizzle query builder, or hand-written SQL (drizzle's `sql` template). */
+export type BatchItem = SQL | { toSQL(): { sql: string; params: unknown[] } };
+
+/**
+ * Runs statements in one D1 batch, one transaction: all apply or none. The one way to batch here:
+ * drizzle's own `db.batch` cannot bind the parameters of hand-written `sql` statements
+ * (drizzle-orm 0.45), so each item becomes a D1 statement and D1's results come back as they are,
+ * in statement order (`.results` holds the rows of a SELECT or of a `.returning()`).
+ * An empty list runs nothing.
+ */
+export async function runBatch<T = Record<string, unknown>>(db: Db, statements: BatchItem[]): Promise<D1Result<T>[]> {
+  if (!statements.length) return [];
+  return db.$client.batch<T>(
+    statements.map((s) => {
+      const { sql, params } = is(s, SQL) ? dialect.sqlToQuery(s) : s.toSQL();
+      return db.$client.prepare(sql).bind(...params);
+    }),
+  );
 }
 
-/** Runs statements in one D1 batch (one transaction: all apply or none). */
-export async function runBatch(db: Db, statements: (SQL | { toSQL(): { sql: string; params: unknown[] } })[]) {
-  if (statements.length) await db.$client.batch(statements.map((s) => statement(db, s)));
+/**
+ * Rows travel to D1 as one JSON array per statement (read back with `json_each`), so a statement
+ * binds two or three parameters whatever the row count; arrays are cut at this many bytes to stay
+ * well under D1's 2 MB limit for one value.
+ */
+const MAX_CHUNK_BYTES = 900_000;
+
+export function chunkJson(rows: unknown[]): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const row of rows) {
+    const text = JSON.stringify(row);
+    if (current.length && size + text.length + 1 > MAX_CHUNK_BYTES) {
+      chunks.push(`[${current.join(",")}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(text);
+    size += text.length + 1;
+  }
+  if (current.length) chunks.push(`[${current.join(",")}]`);
+  return chunks;
 }

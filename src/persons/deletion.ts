@@ -2,9 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { activityEntries } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
-import { runBatch } from "../lib/d1";
+import { type BatchItem, chunkJson, runBatch } from "../lib/d1";
 import { deleteEventsOf } from "./event-rewrites";
-import { chunkJson } from "./ingest/write";
 import type { PersonRow } from "./lookup";
 
 export interface DeleteOptions {
@@ -31,12 +30,12 @@ export async function deletePersons(
   // fails, the persons are still there and the request can be repeated in full.
   if (options.deleteEvents)
     await deleteEventsOf(
-      db.$client,
+      db,
       projectId,
       people.map((p) => p.id),
       options.before,
     );
-  const statements: Parameters<typeof runBatch>[1] = [];
+  const statements: BatchItem[] = [];
   for (const chunk of chunkJson(people.map((p) => p.id))) {
     const ids = sql`(SELECT value FROM json_each(${chunk}))`;
     if (!options.keepPerson) {

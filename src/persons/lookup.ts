@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { persons } from "../db/schema";
 
@@ -11,19 +12,16 @@ export interface StoredPerson {
 
 /**
  * The person a distinct id currently resolves to, if any. This is on the /flags hot path, so it is
- * one prepared statement reading only the two columns evaluation uses (no query builder, no mapping).
+ * one statement reading only the two columns evaluation uses (no query builder, no row mapping).
  */
 export async function findPersonByDistinctId(
   db: Db,
   projectId: number,
   distinctId: string,
 ): Promise<StoredPerson | undefined> {
-  const row = await db.$client
-    .prepare(
-      `SELECT p.id AS id, p.properties AS properties FROM person_distinct_ids d
-       JOIN persons p ON p.id = d.person_id WHERE d.project_id = ?1 AND d.distinct_id = ?2`,
-    )
-    .bind(projectId, distinctId)
-    .first<{ id: number; properties: string }>();
+  const row = await db.get<{ id: number; properties: string } | undefined>(
+    sql`SELECT p.id AS id, p.properties AS properties FROM person_distinct_ids d
+       JOIN persons p ON p.id = d.person_id WHERE d.project_id = ${projectId} AND d.distinct_id = ${distinctId}`,
+  );
   return row ? { id: row.id, properties: JSON.parse(row.properties) as Record<string, unknown> } : undefined;
 }

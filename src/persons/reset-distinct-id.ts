@@ -7,5 +7,5 @@ import { detachFromDeletedPerson } from "./event-rewrites";
  * deleted person: they follow the id's current person (or none).
  */
 export async function resetDistinctId(db: Db, projectId: number, distinctId: string) {
-  await detachFromDeletedPerson(db.$client, projectId, distinctId);
+  await detachFromDeletedPerson(db, projectId, distinctId);
 }

@@ -76,5 +76,5 @@ export async function splitPerson(
   ]);
   // Then each past event follows its distinct id to the person that id now belongs to, in bounded
   // chunks outside the batch (a person may own more events than one statement can rewrite in time).
-  await followDistinctIds(db.$client, projectId, person.id);
+  await followDistinctIds(db, projectId, person.id);
 }

@@ -2,7 +2,6 @@ import type { CapturedEvent } from "./ingest/event";
 import type { Db } from "../db/client";
 import { activityEntry, propertyChanges, type ActivityInput } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
-import { statement } from "../lib/d1";
 import { notFound, validationError } from "../lib/errors";
 import { ingestEvents } from "./ingest";
 import type { PersonWithIds } from "./serialize";
@@ -41,7 +40,7 @@ async function capturePersonEvent(
       // The id left this person (deleted or merged away) since the route read it: nothing to change.
       if (!before || !after || before.id !== person.id) throw notFound();
       const entry = activity(before.properties, after.properties);
-      return entry ? [statement(db, activityEntry(db, entry))] : [];
+      return entry ? [activityEntry(db, entry)] : [];
     },
   });
   const [after] = await getPersonsByIds(db, projectId, [person.id]);

@@ -1,5 +1,6 @@
 import type { CapturedEvent } from "./event";
 import type { Db } from "../../db/client";
+import { type BatchItem, runBatch } from "../../lib/d1";
 import { ApiError } from "../../lib/errors";
 import { moveMergedEvents } from "../event-rewrites";
 import { planIngest, processesPerson, type IngestPlan } from "./process";
@@ -26,7 +27,7 @@ export interface IngestOptions {
   alongside?: (view: {
     before(distinctId: string): PersonSnapshot | undefined;
     after(distinctId: string): PersonSnapshot | undefined;
-  }) => D1PreparedStatement[];
+  }) => BatchItem[];
 }
 
 export interface IngestOutcome {
@@ -71,7 +72,7 @@ export async function ingestEvents(
         },
       }) ?? [];
     try {
-      await db.$client.batch(ingestStatements(db.$client, projectId, plan, events, extra));
+      await runBatch(db, ingestStatements(projectId, plan, events, extra));
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err))
@@ -103,7 +104,7 @@ async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
   );
   if (!pairs.length) return;
   try {
-    await moveMergedEvents(db.$client, projectId, pairs);
+    await moveMergedEvents(db, projectId, pairs);
   } catch (err) {
     console.error(`project ${projectId}: moving events of ${pairs.length} merged person(s) failed`, err);
   }

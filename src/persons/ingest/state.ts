@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { runBatch } from "../../lib/d1";
 
 /** A person as the ingestion pass sees it: loaded from D1 or created by an event of this request. */
 export interface PersonDraft {
@@ -41,23 +43,17 @@ export async function loadIngestState(
   distinctIds: string[],
   needGroups: boolean,
 ): Promise<IngestState> {
-  const d1 = db.$client;
   const statements = [
-    d1
-      .prepare(
-        `SELECT d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
-         FROM json_each(?2) j
-         CROSS JOIN person_distinct_ids d ON d.project_id = ?1 AND d.distinct_id = j.value
+    sql`SELECT d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
+         FROM json_each(${JSON.stringify(distinctIds)}) j
+         CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value
          CROSS JOIN persons p ON p.id = d.person_id`,
-      )
-      .bind(projectId, JSON.stringify(distinctIds)),
   ];
   if (needGroups) {
-    statements.push(
-      d1.prepare("SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ?1").bind(projectId),
-    );
+    statements.push(sql`SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ${projectId}`);
   }
-  const [people, groupRows] = await d1.batch(statements);
+  // One round trip for both reads.
+  const [people, groupRows] = await runBatch(db, statements);
   const byId = new Map<number, PersonDraft>();
   const loaded = new Map<string, PersonDraft>();
   for (const row of people.results as unknown as LoadedRow[]) {
