@@ -7,7 +7,7 @@ import { withParams } from "./pagination";
 /**
  * The shared activity log (PostHog's ActivityLog): one row per change of a person, flag, cohort or
  * endpoint, rendered as PostHog renders `ActivityLogSerializer`. Any area writes through
- * `activityEntry` / `logActivity` and reads through `activityPage`.
+ * `activityEntry` / `activityEntries` and reads through `activityPage`.
  */
 export type ActivityScope = "Person" | "FeatureFlag" | "Cohort" | "Endpoint";
 
@@ -68,13 +68,6 @@ export function activityEntries(inputs: ActivityInput[], itemIdSql?: SQL): SQL {
     SELECT j.value ->> '$.id', j.value ->> '$.projectId', j.value ->> '$.scope', ${itemId}, j.value ->> '$.activity',
       j.value ->> '$.actor', j.value ->> '$.detail', j.value ->> '$.createdAt'
     FROM json_each(${JSON.stringify(rows)}) j`;
-}
-
-export async function logActivity(db: Db, ...inputs: ActivityInput[]): Promise<void> {
-  for (let i = 0; i < inputs.length; i += 10) {
-    // Eight columns per row: ten rows stay under D1's 100 bound parameters.
-    await db.insert(activityLog).values(inputs.slice(i, i + 10).map(values));
-  }
 }
 
 /** `before`/`after` of every top-level key that differs between two property objects. */
