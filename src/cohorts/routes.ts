@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { type Page, paginated, paginatedList, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
 import { PersonListSchema } from "../persons/schema";
@@ -90,19 +90,10 @@ async function withCount(c: Context<AppEnv>, row: CohortRow) {
 
 export const cohortRoutes = createRouter()
   .openapi(list, async (c) => {
-    const page = pageOf(c.req.valid("query"));
-    const { rows, count } = await listCohorts(c.get("db"), c.get("project").id, page);
+    const load = (page: Page) => listCohorts(c.get("db"), c.get("project").id, page);
     // Members are counted on retrieve and in the member listing only: counting every cohort of a
     // page would scan the project's persons once per dynamic cohort.
-    return c.json(
-      paginated(
-        c.req.url,
-        page,
-        count,
-        rows.map((r) => cohortRecord(r, null)),
-      ),
-      200,
-    );
+    return c.json(await paginatedList(c.req.url, c.req.valid("query"), load, (row) => cohortRecord(row, null)), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
