@@ -96,8 +96,9 @@ export async function activityPage(
   db: Db,
   where: { projectId: number; scope: ActivityScope; itemId?: string },
   requestUrl: string,
-  paging: { limit: number; page: number },
+  paging: { limit?: number; page?: number },
 ) {
+  const { limit = 10, page = 1 } = paging;
   const filter = and(
     eq(activityLog.projectId, where.projectId),
     eq(activityLog.scope, where.scope),
@@ -109,12 +110,12 @@ export async function activityPage(
       .from(activityLog)
       .where(filter)
       .orderBy(desc(activityLog.createdAt), desc(activityLog.id))
-      .limit(paging.limit)
-      .offset((paging.page - 1) * paging.limit),
+      .limit(limit)
+      .offset((page - 1) * limit),
     db.select({ n: count() }).from(activityLog).where(filter).get(),
   ]);
   const totalCount = total?.n ?? 0;
-  const link = (page: number) => withParams(requestUrl, { page, limit: paging.limit });
+  const link = (to: number) => withParams(requestUrl, { page: to, limit });
   return {
     results: rows.map((r) => ({
       id: r.id,
@@ -125,8 +126,8 @@ export async function activityPage(
       detail: r.detail,
       created_at: r.createdAt,
     })),
-    next: paging.page * paging.limit < totalCount ? link(paging.page + 1) : null,
-    previous: paging.page > 1 ? link(paging.page - 1) : null,
+    next: page * limit < totalCount ? link(page + 1) : null,
+    previous: page > 1 ? link(page - 1) : null,
     total_count: totalCount,
   };
 }
