@@ -1,9 +1,10 @@
+import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
-import { createRouter, defineRoute } from "../lib/route";
+import { type Page, paginated, paginatedList, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { createRouter, defineRoute, type RouteAuth } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
 import { PersonListSchema } from "../persons/schema";
 import { serializedPerson } from "../persons/serialize";
@@ -11,17 +12,27 @@ import { getPersonsByIds } from "../persons/service";
 import { getCohort, type CohortRow } from "../shared/cohorts/reads";
 import { cohortRecord } from "./record";
 import { CohortParams, CohortSchema, CreateCohortBody, UpdateCohortBody } from "./schema";
-import { cohortMemberIds, createCohort, deleteCohort, listCohorts, memberCount, updateCohort } from "./service";
+import {
+  type CohortInput,
+  cohortMemberIds,
+  createCohort,
+  deleteCohort,
+  listCohorts,
+  memberCount,
+  updateCohort,
+} from "./service";
 
 const tags = ["cohorts"];
 const BASE = "/api/projects/{project_id}/cohorts";
+const read: RouteAuth = { kind: "personal", scopes: ["cohort:read"] };
+const write: RouteAuth = { kind: "personal", scopes: ["cohort:write"] };
 
 const list = defineRoute({
   method: "get",
   path: BASE,
   tags,
   summary: "List cohorts",
-  auth: { kind: "personal", scopes: ["cohort:read"] },
+  auth: read,
   request: { params: ProjectParams, query: PaginationQuery },
   responses: { 200: jsonResponse(paginatedSchema(CohortSchema), "Cohorts, newest first") },
 });
@@ -30,7 +41,7 @@ const create = defineRoute({
   path: BASE,
   tags,
   summary: "Create a static or dynamic cohort",
-  auth: { kind: "personal", scopes: ["cohort:write"] },
+  auth: write,
   request: { params: ProjectParams, body: jsonBody(CreateCohortBody) },
   responses: { 201: jsonResponse(CohortSchema, "The cohort") },
 });
@@ -39,7 +50,7 @@ const retrieve = defineRoute({
   path: `${BASE}/{id}`,
   tags,
   summary: "Retrieve a cohort",
-  auth: { kind: "personal", scopes: ["cohort:read"] },
+  auth: read,
   request: { params: CohortParams },
   responses: { 200: jsonResponse(CohortSchema, "The cohort") },
 });
@@ -48,7 +59,7 @@ const update = defineRoute({
   path: `${BASE}/{id}`,
   tags,
   summary: "Update a cohort (static cohorts: person_ids / distinct_ids add members)",
-  auth: { kind: "personal", scopes: ["cohort:write"] },
+  auth: write,
   request: { params: CohortParams, body: jsonBody(UpdateCohortBody) },
   responses: { 200: jsonResponse(CohortSchema, "The cohort") },
 });
@@ -57,7 +68,7 @@ const remove = defineRoute({
   path: `${BASE}/{id}`,
   tags,
   summary: "Delete a cohort (soft delete, as PATCH deleted=true)",
-  auth: { kind: "personal", scopes: ["cohort:write"] },
+  auth: write,
   request: { params: CohortParams },
   responses: { 204: { description: "Deleted" } },
 });
@@ -78,6 +89,17 @@ const writeContext = (c: Context<AppEnv>) => ({
   principal: c.get("principal"),
 });
 
+/** The service's input from a create or update body (a create body also says `is_static`). */
+const cohortInputOf = (body: z.infer<typeof UpdateCohortBody>): CohortInput => ({
+  name: body.name,
+  description: body.description,
+  filters: body.filters,
+  groups: body.groups,
+  deleted: body.deleted,
+  personIds: body.person_ids,
+  distinctIds: body.distinct_ids,
+});
+
 async function liveCohort(c: Context<AppEnv>, id: number) {
   const row = await getCohort(c.get("db"), c.get("project").id, id);
   if (!row || row.deleted) throw notFound();
@@ -90,45 +112,19 @@ async function withCount(c: Context<AppEnv>, row: CohortRow) {
 
 export const cohortRoutes = createRouter()
   .openapi(list, async (c) => {
-    const page = pageOf(c.req.valid("query"));
-    const { rows, count } = await listCohorts(c.get("db"), c.get("project").id, page);
+    const load = (page: Page) => listCohorts(c.get("db"), c.get("project").id, page);
     // Members are counted on retrieve and in the member listing only: counting every cohort of a
     // page would scan the project's persons once per dynamic cohort.
-    return c.json(
-      paginated(
-        c.req.url,
-        page,
-        count,
-        rows.map((r) => cohortRecord(r, null)),
-      ),
-      200,
-    );
+    return c.json(await paginatedList(c.req.url, c.req.valid("query"), load, (row) => cohortRecord(row, null)), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const row = await createCohort(writeContext(c), {
-      name: body.name,
-      description: body.description,
-      isStatic: body.is_static,
-      filters: body.filters,
-      groups: body.groups,
-      personIds: body.person_ids,
-      distinctIds: body.distinct_ids,
-    });
+    const row = await createCohort(writeContext(c), { ...cohortInputOf(body), isStatic: body.is_static });
     return c.json(await withCount(c, row), 201);
   })
   .openapi(retrieve, async (c) => c.json(await withCount(c, await liveCohort(c, c.req.valid("param").id)), 200))
   .openapi(update, async (c) => {
-    const body = c.req.valid("json");
-    const row = await updateCohort(writeContext(c), c.req.valid("param").id, {
-      name: body.name,
-      description: body.description,
-      filters: body.filters,
-      groups: body.groups,
-      deleted: body.deleted,
-      personIds: body.person_ids,
-      distinctIds: body.distinct_ids,
-    });
+    const row = await updateCohort(writeContext(c), c.req.valid("param").id, cohortInputOf(c.req.valid("json")));
     return c.json(await withCount(c, row), 200);
   })
   .openapi(remove, async (c) => {

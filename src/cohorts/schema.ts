@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { IdParam } from "../lib/openapi";
 import { ProjectParams } from "../projects/schema";
 
 export const CohortSchema = z
@@ -56,10 +57,4 @@ export const UpdateCohortBody = z.object({
   ...Members,
 });
 
-export const CohortParams = ProjectParams.extend({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .openapi({ param: { name: "id", in: "path", required: true }, example: 1 }),
-});
+export const CohortParams = ProjectParams.extend({ id: IdParam });

@@ -1,36 +1,28 @@
 import { z } from "@hono/zod-openapi";
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { jsonResponse } from "../lib/openapi";
 import { defineRoute } from "../lib/route";
 import { docsPage } from "./page";
 
-const schemaRoute = defineRoute({
-  method: "get",
-  path: "/api/schema",
-  tags: ["meta"],
-  summary: "This API as an OpenAPI 3.1 document",
-  auth: { kind: "public" },
-  responses: { 200: jsonResponse(z.record(z.string(), z.unknown()), "OpenAPI 3.1 document") },
-});
+/** The API's own public GET routes (schema, docs, health), listed under `meta`. */
+const metaRoute = <Ok extends RouteConfig["responses"][number]>(path: string, summary: string, ok: Ok) =>
+  defineRoute({ method: "get", path, tags: ["meta"], summary, auth: { kind: "public" }, responses: { 200: ok } });
 
-const docsRoute = defineRoute({
-  method: "get",
-  path: "/api/docs",
-  tags: ["meta"],
-  summary: "Browsable API reference (served offline by the worker)",
-  auth: { kind: "public" },
-  responses: { 200: { description: "HTML page", content: { "text/html": { schema: z.string() } } } },
+const schemaRoute = metaRoute(
+  "/api/schema",
+  "This API as an OpenAPI 3.1 document",
+  jsonResponse(z.record(z.string(), z.unknown()), "OpenAPI 3.1 document"),
+);
+const docsRoute = metaRoute("/api/docs", "Browsable API reference (served offline by the worker)", {
+  description: "HTML page",
+  content: { "text/html": { schema: z.string() } },
 });
-
-const healthRoute = defineRoute({
-  method: "get",
-  path: "/_health",
-  tags: ["meta"],
-  summary: "Liveness check",
-  auth: { kind: "public" },
-  responses: { 200: jsonResponse(z.object({ status: z.literal("ok") }), "The worker is up") },
-});
+const healthRoute = metaRoute(
+  "/_health",
+  "Liveness check",
+  jsonResponse(z.object({ status: z.literal("ok") }), "The worker is up"),
+);
 
 /** Registers the document on the top-level app, where every area's routes have been merged. */
 export function registerDocs(app: OpenAPIHono<AppEnv>) {

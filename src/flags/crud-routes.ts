@@ -1,11 +1,23 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Db } from "../db/client";
+import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { ProjectParams } from "../projects/schema";
 import { flagRecord } from "./record";
-import { CreateFlagBody, FeatureFlagSchema, FlagParams, ListQuery, PatchFlagBody, PutFlagBody } from "./schema";
+import type { FlagRow } from "./row";
+import {
+  CreateFlagBody,
+  FeatureFlagSchema,
+  type FlagInput,
+  FlagParams,
+  ListQuery,
+  PatchFlagBody,
+  PutFlagBody,
+} from "./schema";
 import { cohortNames, getFlag, listFlags } from "./service";
 import { createFlag, deleteFlag, updateFlag } from "./write";
 import { BASE, read, tags, write } from "./route-constants";
@@ -40,6 +52,12 @@ const retrieve = defineRoute({
   responses: { 200: json(FeatureFlagSchema, "The flag") },
 });
 
+/** PATCH and PUT answer alike: the updated flag, or 409 when the body's `version` is stale. */
+const updateResponses = {
+  200: json(FeatureFlagSchema, "The updated flag"),
+  409: json(z.object({}).passthrough(), "Stale version"),
+};
+
 const patch = defineRoute({
   method: "patch",
   path: `${BASE}/{id}`,
@@ -47,10 +65,7 @@ const patch = defineRoute({
   summary: "Update some fields; `{deleted: true}` soft-deletes; a stale `version` is 409",
   auth: write,
   request: { params: FlagParams, body: jsonBody(PatchFlagBody) },
-  responses: {
-    200: json(FeatureFlagSchema, "The updated flag"),
-    409: json(z.object({}).passthrough(), "Stale version"),
-  },
+  responses: updateResponses,
 });
 
 const put = defineRoute({
@@ -60,10 +75,7 @@ const put = defineRoute({
   summary: "Replace a feature flag's writable fields (`key` required)",
   auth: write,
   request: { params: FlagParams, body: jsonBody(PutFlagBody) },
-  responses: {
-    200: json(FeatureFlagSchema, "The updated flag"),
-    409: json(z.object({}).passthrough(), "Stale version"),
-  },
+  responses: updateResponses,
 });
 
 const remove = defineRoute({
@@ -76,6 +88,17 @@ const remove = defineRoute({
   responses: { 204: { description: "Deleted" } },
 });
 
+/** A flag as the API answers it: cohort conditions carry the cohort's name, as PostHog's serializer adds it. */
+async function flagResponse(db: Db, flag: FlagRow) {
+  return flagRecord(flag, await cohortNames(db, flag.projectId, [flag]));
+}
+
+/** PATCH and PUT apply the same update (PUT's body only has to name the `key`) and answer with the flag. */
+async function applyUpdate(c: Context<AppEnv>, id: number, input: FlagInput) {
+  const flag = await updateFlag(c.env, c.get("db"), c.get("project").id, c.get("principal"), id, input);
+  return flagResponse(c.get("db"), flag);
+}
+
 export const flagCrudRoutes = createRouter()
   .openapi(list, async (c) => {
     const query = c.req.valid("query");
@@ -83,51 +106,20 @@ export const flagCrudRoutes = createRouter()
     const db = c.get("db");
     const { rows, count } = await listFlags(db, c.get("project").id, query, page);
     const names = await cohortNames(db, c.get("project").id, rows);
-    return c.json(
-      paginated(
-        c.req.url,
-        page,
-        count,
-        rows.map((r) => flagRecord(r, names)),
-      ),
-      200,
-    );
+    const results = rows.map((r) => flagRecord(r, names));
+    return c.json(paginated(c.req.url, page, count, results), 200);
   })
   .openapi(create, async (c) => {
-    const db = c.get("db");
-    const flag = await createFlag(c.env, db, c.get("project").id, c.get("principal"), c.req.valid("json"));
-    return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 201);
+    const flag = await createFlag(c.env, c.get("db"), c.get("project").id, c.get("principal"), c.req.valid("json"));
+    return c.json(await flagResponse(c.get("db"), flag), 201);
   })
   .openapi(retrieve, async (c) => {
-    const db = c.get("db");
-    const flag = await getFlag(db, c.get("project").id, c.req.valid("param").id);
+    const flag = await getFlag(c.get("db"), c.get("project").id, c.req.valid("param").id);
     if (!flag) throw notFound();
-    return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 200);
+    return c.json(await flagResponse(c.get("db"), flag), 200);
   })
-  .openapi(patch, async (c) => {
-    const db = c.get("db");
-    const flag = await updateFlag(
-      c.env,
-      db,
-      c.get("project").id,
-      c.get("principal"),
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
-    return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 200);
-  })
-  .openapi(put, async (c) => {
-    const db = c.get("db");
-    const flag = await updateFlag(
-      c.env,
-      db,
-      c.get("project").id,
-      c.get("principal"),
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
-    return c.json(flagRecord(flag, await cohortNames(db, flag.projectId, [flag])), 200);
-  })
+  .openapi(patch, async (c) => c.json(await applyUpdate(c, c.req.valid("param").id, c.req.valid("json")), 200))
+  .openapi(put, async (c) => c.json(await applyUpdate(c, c.req.valid("param").id, c.req.valid("json")), 200))
   .openapi(remove, async (c) => {
     await deleteFlag(c.env, c.get("db"), c.get("project").id, c.get("principal"), c.req.valid("param").id);
     return c.body(null, 204);

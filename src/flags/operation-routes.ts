@@ -138,29 +138,15 @@ export const flagOperationRoutes = createRouter()
     );
   })
   .openapi(activity, async (c) => {
-    return c.json(
-      await activityPage(
-        c.get("db"),
-        { projectId: c.get("project").id, scope: "FeatureFlag" },
-        c.req.url,
-        c.req.valid("query"),
-      ),
-      200,
-    );
+    const where = { projectId: c.get("project").id, scope: "FeatureFlag" as const };
+    return c.json(await activityPage(c.get("db"), where, c.req.url, c.req.valid("query")), 200);
   })
   .openapi(flagActivity, async (c) => {
     const { id } = c.req.valid("param");
     const projectId = c.get("project").id;
     if (!(await getFlag(c.get("db"), projectId, id))) throw notFound();
-    return c.json(
-      await activityPage(
-        c.get("db"),
-        { projectId, scope: "FeatureFlag", itemId: String(id) },
-        c.req.url,
-        c.req.valid("query"),
-      ),
-      200,
-    );
+    const where = { projectId, scope: "FeatureFlag" as const, itemId: String(id) };
+    return c.json(await activityPage(c.get("db"), where, c.req.url, c.req.valid("query")), 200);
   })
   .openapi(bulkKeys, async (c) => {
     const ids = c.req.valid("json").ids ?? [];

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { IdParam } from "../lib/openapi";
 import { ProjectParams } from "../projects/schema";
 
 /** A user as PostHog's `UserBasic`; edgehog's actors are keys, so most fields are null. */
@@ -100,13 +101,7 @@ export const CreateFlagBody = FlagBody.extend({ key: z.string() }).openapi("Feat
 export const PatchFlagBody = FlagBody.openapi("FeatureFlagPatch");
 export const PutFlagBody = FlagBody.extend({ key: z.string() }).openapi("FeatureFlagPut");
 
-export const FlagParams = ProjectParams.extend({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .openapi({ param: { name: "id", in: "path" }, example: 1 }),
-});
+export const FlagParams = ProjectParams.extend({ id: IdParam });
 
 export const ListQuery = z.object({
   search: z.string().max(200).optional(),

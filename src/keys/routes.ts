@@ -1,6 +1,6 @@
 import { notFound, validationError } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { type Page, paginatedList, paginatedSchema, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { CreateKeyBody, CreatedKeySchema, currentKeyRecord, KeyIdParams, keyRecord, KeySchema } from "./schema";
 import { missingProjectIds } from "../projects/service";
@@ -49,9 +49,8 @@ const remove = defineRoute({
 
 export const keyRoutes = createRouter()
   .openapi(list, async (c) => {
-    const page = pageOf(c.req.valid("query"));
-    const { rows, count } = await listKeys(c.get("db"), page);
-    return c.json(paginated(c.req.url, page, count, rows.map(keyRecord)), 200);
+    const load = (page: Page) => listKeys(c.get("db"), page);
+    return c.json(await paginatedList(c.req.url, c.req.valid("query"), load, keyRecord), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ALL_SCOPES, isKnownScope } from "../lib/auth/scopes";
 import type { Principal } from "../lib/auth/principal";
+import { IdParam } from "../lib/openapi";
 import { scopedProjectsOf, type PersonalApiKey } from "./service";
 
 /** Bounds the JSON id list a key carries into every request's scope check and project listing. */
@@ -41,13 +42,7 @@ export const CreateKeyBody = z.object({
     .openapi({ description: "Projects the key may reach; null or empty = every project." }),
 });
 
-export const KeyIdParams = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .openapi({ param: { name: "id", in: "path" }, example: 1 }),
-});
+export const KeyIdParams = z.object({ id: IdParam });
 
 export function keyRecord(key: PersonalApiKey): z.infer<typeof KeySchema> {
   return {

@@ -7,7 +7,7 @@ import { withParams } from "./pagination";
 /**
  * The shared activity log (PostHog's ActivityLog): one row per change of a person, flag, cohort or
  * endpoint, rendered as PostHog renders `ActivityLogSerializer`. Any area writes through
- * `activityEntry` / `logActivity` and reads through `activityPage`.
+ * `activityEntry` / `activityEntries` and reads through `activityPage`.
  */
 export type ActivityScope = "Person" | "FeatureFlag" | "Cohort" | "Endpoint";
 
@@ -70,13 +70,6 @@ export function activityEntries(inputs: ActivityInput[], itemIdSql?: SQL): SQL {
     FROM json_each(${JSON.stringify(rows)}) j`;
 }
 
-export async function logActivity(db: Db, ...inputs: ActivityInput[]): Promise<void> {
-  for (let i = 0; i < inputs.length; i += 10) {
-    // Eight columns per row: ten rows stay under D1's 100 bound parameters.
-    await db.insert(activityLog).values(inputs.slice(i, i + 10).map(values));
-  }
-}
-
 /** `before`/`after` of every top-level key that differs between two property objects. */
 export function propertyChanges(
   type: ActivityScope,
@@ -103,8 +96,9 @@ export async function activityPage(
   db: Db,
   where: { projectId: number; scope: ActivityScope; itemId?: string },
   requestUrl: string,
-  paging: { limit: number; page: number },
+  paging: { limit?: number; page?: number },
 ) {
+  const { limit = 10, page = 1 } = paging;
   const filter = and(
     eq(activityLog.projectId, where.projectId),
     eq(activityLog.scope, where.scope),
@@ -116,12 +110,12 @@ export async function activityPage(
       .from(activityLog)
       .where(filter)
       .orderBy(desc(activityLog.createdAt), desc(activityLog.id))
-      .limit(paging.limit)
-      .offset((paging.page - 1) * paging.limit),
+      .limit(limit)
+      .offset((page - 1) * limit),
     db.select({ n: count() }).from(activityLog).where(filter).get(),
   ]);
   const totalCount = total?.n ?? 0;
-  const link = (page: number) => withParams(requestUrl, { page, limit: paging.limit });
+  const link = (to: number) => withParams(requestUrl, { page: to, limit });
   return {
     results: rows.map((r) => ({
       id: r.id,
@@ -132,8 +126,8 @@ export async function activityPage(
       detail: r.detail,
       created_at: r.createdAt,
     })),
-    next: paging.page * paging.limit < totalCount ? link(paging.page + 1) : null,
-    previous: paging.page > 1 ? link(paging.page - 1) : null,
+    next: page * limit < totalCount ? link(page + 1) : null,
+    previous: page > 1 ? link(page - 1) : null,
     total_count: totalCount,
   };
 }

@@ -48,6 +48,22 @@ export function paginated<T>(requestUrl: string, page: Page, count: number, resu
   return { count, ...pageLinks(requestUrl, page, count), results };
 }
 
+/**
+ * A list route's answer: the page its query asks for, read by `load` (the page's rows and the count
+ * of all), each row rendered by `record`, in PostHog's envelope.
+ */
+export async function paginatedList<Row, Item>(
+  requestUrl: string,
+  query: { limit?: number; offset?: number },
+  load: (page: Page) => Promise<{ rows: Row[]; count: number }>,
+  record: (row: Row) => Item,
+) {
+  const page = pageOf(query);
+  const { rows, count } = await load(page);
+  const results = rows.map((row) => record(row));
+  return paginated(requestUrl, page, count, results);
+}
+
 export const paginatedSchema = <T extends z.ZodTypeAny>(item: T) =>
   z.object({
     count: z.number().int(),

@@ -1,6 +1,6 @@
 import { notFound } from "../lib/errors";
 import { jsonResponse as json } from "../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { type Page, paginated, paginatedList, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import { projectRecord, ProjectSchema } from "../projects/schema";
 import { listProjects } from "../projects/service";
@@ -54,7 +54,6 @@ export const organizationRoutes = createRouter()
   })
   .openapi(projects, async (c) => {
     ourOrganization(c.req.valid("param").organization_id);
-    const page = pageOf(c.req.valid("query"));
-    const { rows, count } = await listProjects(c.get("db"), c.get("principal"), page);
-    return c.json(paginated(c.req.url, page, count, rows.map(projectRecord)), 200);
+    const load = (page: Page) => listProjects(c.get("db"), c.get("principal"), page);
+    return c.json(await paginatedList(c.req.url, c.req.valid("query"), load, projectRecord), 200);
   });

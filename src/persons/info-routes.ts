@@ -69,19 +69,13 @@ const timeline = defineRoute({
 /** Read-only views around persons: activity and properties timeline (mounted before `/{id}`). */
 export const personInfoRoutes = createRouter()
   .openapi(activityAll, async (c) => {
-    const q = c.req.valid("query");
-    const body = await activityPage(c.get("db"), { projectId: c.get("project").id, scope: "Person" }, c.req.url, {
-      limit: q.limit ?? 10,
-      page: q.page ?? 1,
-    });
-    return c.json(body, 200);
+    const where = { projectId: c.get("project").id, scope: "Person" as const };
+    return c.json(await activityPage(c.get("db"), where, c.req.url, c.req.valid("query")), 200);
   })
-
   .openapi(activityOne, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
-    const q = c.req.valid("query");
     const where = { projectId: c.get("project").id, scope: "Person" as const, itemId: String(person.id) };
-    return c.json(await activityPage(c.get("db"), where, c.req.url, { limit: q.limit ?? 10, page: q.page ?? 1 }), 200);
+    return c.json(await activityPage(c.get("db"), where, c.req.url, c.req.valid("query")), 200);
   })
   .openapi(timeline, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);

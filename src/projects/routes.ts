@@ -1,5 +1,5 @@
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
-import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
+import { type Page, paginatedList, paginatedSchema, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute } from "../lib/route";
 import {
   CreateProjectBody,
@@ -57,9 +57,8 @@ const update = defineRoute({
 
 export const projectRoutes = createRouter()
   .openapi(list, async (c) => {
-    const page = pageOf(c.req.valid("query"));
-    const { rows, count } = await listProjects(c.get("db"), c.get("principal"), page);
-    return c.json(paginated(c.req.url, page, count, rows.map(projectRecord)), 200);
+    const load = (page: Page) => listProjects(c.get("db"), c.get("principal"), page);
+    return c.json(await paginatedList(c.req.url, c.req.valid("query"), load, projectRecord), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
