@@ -10,7 +10,7 @@ import type { Cell } from "./execute";
 import { enableMaterialization, materializerFor } from "./materialization";
 import { classifyQueryError, classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, type HogQLQuery, isBindable, isList, variablesByCode } from "./query";
-import { compiledOf, type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
+import { type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
 
 /** PostHog's default staleness for HogQL results when the version sets no cache age. */
 export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
@@ -160,14 +160,11 @@ export async function runEndpoint(env: Env, db: Db, project: Project, name: stri
  * produced by an older compiler: versions are immutable, the SQL they compile to may improve.
  */
 async function currentPlan(env: Env, db: Db, endpoint: EndpointRow, version: VersionRow): Promise<CompiledQuery> {
-  const stored = compiledOf(version);
+  const stored = version.compiled;
   if (stored?.compiler === COMPILER_VERSION) return stored;
   const compiled = await compileQuery(version.query as HogQLQuery);
-  await db
-    .update(endpointVersions)
-    .set({ compiled: compiled as unknown as Record<string, unknown> })
-    .where(eq(endpointVersions.id, version.id));
-  const updated = { ...version, compiled: compiled as unknown as Record<string, unknown> };
+  await db.update(endpointVersions).set({ compiled }).where(eq(endpointVersions.id, version.id));
+  const updated = { ...version, compiled };
   if (version.isMaterialized && "sql" in compiled.materialization)
     await enableMaterialization(env, endpoint, updated, version.syncFrequency);
   return compiled;
