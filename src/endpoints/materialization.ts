@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import { validationError } from "../lib/errors";
 import type { MaterializationStatus } from "./refresher";
+import type { MaterializationInfo } from "./response-schemas";
 import { DEFAULT_SYNC_FREQUENCY, SYNC_FREQUENCIES } from "./schema";
 import type { EndpointRow, VersionRow } from "./service";
 
@@ -48,7 +49,11 @@ export async function disableMaterialization(env: Env, endpoint: EndpointRow, ve
 }
 
 /** The record's `materialization` field (and the body of materialization_status). */
-export async function materializationInfo(env: Env, endpoint: EndpointRow, version: VersionRow) {
+export async function materializationInfo(
+  env: Env,
+  endpoint: EndpointRow,
+  version: VersionRow,
+): Promise<MaterializationInfo> {
   if (!version.isMaterialized) return canMaterialize(version);
   const status: MaterializationStatus | null = await materializerFor(env, endpoint.id).status(version.version);
   return {

@@ -1,5 +1,5 @@
 import { MAX_LIMIT } from "../hogql/compile";
-import type { HogQLQuery, VariableDef } from "./query";
+import type { HogQLQuery, VariableDef } from "./saved-query-schema";
 import type { EndpointRow, VersionRow } from "./service";
 
 /** JSON Schema of a variable, from PostHog's InsightVariable type or, failing that, its stored value. */
