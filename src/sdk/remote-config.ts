@@ -76,7 +76,9 @@ export const ConfigFieldsSchema = RemoteConfigSchema.extend({
   isAuthenticated: z.literal(false).describe("No toolbar session."),
   toolbarParams: z.object({}),
   config: z.object({ enable_collect_everything: z.literal(true).describe("Autocapture is allowed.") }),
-}).openapi("SdkConfigFields");
+}).openapi("SdkConfigFields", {
+  description: "The remote config, plus three fields older posthog-js builds read, at the top level of a flags answer.",
+});
 
 export type ConfigFields = z.infer<typeof ConfigFieldsSchema>;
 
