@@ -64,18 +64,18 @@ function anyFailed(list: FlagResult[]): boolean {
 }
 
 /** `/decide` v1: the enabled flags' keys. */
-const keysJson = (list: FlagResult[]) =>
-  jsonText<DecideV1Response>(
-    JSON.stringify({ featureFlags: list.filter((r) => r.enabled).map((r) => r.key) } satisfies DecideV1Response),
-  );
+function keysJson(list: FlagResult[]) {
+  const body: DecideV1Response = { featureFlags: list.filter((r) => r.enabled).map((r) => r.key) };
+  return jsonText<DecideV1Response>(JSON.stringify(body));
+}
 
 /** `/decide` v2: the enabled flags' values. */
-const valuesJson = (list: FlagResult[]) =>
-  jsonText<DecideV2Response>(
-    JSON.stringify({
-      featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, r.variant ?? true])),
-    } satisfies DecideV2Response),
-  );
+function valuesJson(list: FlagResult[]) {
+  const body: DecideV2Response = {
+    featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, r.variant ?? true])),
+  };
+  return jsonText<DecideV2Response>(JSON.stringify(body));
+}
 
 /** `/flags` v1 and `/decide` v3: every flag's value, the enabled flags' payloads. */
 function legacyJson(list: FlagResult[], requestId: string) {
