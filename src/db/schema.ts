@@ -257,6 +257,27 @@ export const flagHashKeyOverrides = sqliteTable(
 // Saved-query endpoints
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The plan a version stores in `endpoint_versions.compiled`, as the HogQL compiler
+ * (src/hogql/compile.ts) returns it; a run only binds and executes it. Declared here because the
+ * schema imports nothing of ours: the compiler's `CompiledQuery` is this type.
+ * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
+ */
+export interface CompiledPlan {
+  /** The COMPILER_VERSION that produced it: plans saved by an older compiler are recompiled. */
+  compiler: number;
+  sql: string;
+  variables: string[];
+  /** Variables compared with IN: bound as a JSON array (a scalar value as a one-element list). */
+  lists: string[];
+  /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
+  limit: number | null;
+  offset: number;
+  columns: string[] | null;
+  /** `singleRow`: an ungrouped aggregate, whose reads fall back to inline when the table has no row. */
+  materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
+}
+
 export const endpoints = sqliteTable(
   "endpoints",
   {
@@ -287,7 +308,7 @@ export const endpointVersions = sqliteTable(
     /** The query as saved (`{kind: "HogQLQuery", query, variables}`). */
     query: text("query", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** The SQLite SQL and parameter plan compiled when the version was saved. */
-    compiled: text("compiled", { mode: "json" }).$type<Record<string, unknown>>(),
+    compiled: text("compiled", { mode: "json" }).$type<CompiledPlan>(),
     description: text("description").notNull().default(""),
     cacheAgeSeconds: integer("cache_age_seconds"),
     isMaterialized: integer("is_materialized", { mode: "boolean" }).notNull().default(false),

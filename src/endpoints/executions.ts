@@ -4,12 +4,18 @@ import { endpoints } from "../db/schema";
 import type { Env } from "../env";
 import { validationError } from "../lib/errors";
 import { materializerFor } from "./materialization";
+import type { LastExecutionTimes } from "./response-schemas";
 import { NAME_PATTERN } from "./schema";
 
 const LOOKBACK_MS = 183 * 24 * 3600_000;
 
 /** POST last_execution_times: PostHog's QueryStatusResponse envelope, results = [[name, iso], ...]. */
-export async function lastExecutionTimes(env: Env, db: Db, projectId: number, names: string[]) {
+export async function lastExecutionTimes(
+  env: Env,
+  db: Db,
+  projectId: number,
+  names: string[],
+): Promise<LastExecutionTimes> {
   for (const name of names)
     if (!NAME_PATTERN.test(name)) throw validationError(`Invalid endpoint name: ${name}`, "names");
   let results: [string, string][] | null = null;

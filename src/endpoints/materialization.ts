@@ -1,18 +1,25 @@
 import type { Env } from "../env";
 import { validationError } from "../lib/errors";
 import type { MaterializationStatus } from "./refresher";
+import type { MaterializationInfo } from "./response-schemas";
 import { DEFAULT_SYNC_FREQUENCY, SYNC_FREQUENCIES } from "./schema";
-import { compiledOf, type EndpointRow, type VersionRow } from "./service";
+import type { EndpointRow, VersionRow } from "./service";
 
 /** The endpoint's Durable Object: one per endpoint (its id, so a re-created name starts clean). */
 export const materializerFor = (env: Env, endpointId: string) =>
   env.ENDPOINT_MATERIALIZER.get(env.ENDPOINT_MATERIALIZER.idFromName(endpointId));
 
+/** The version's materialization plan, or why it cannot be materialized (PostHog's reasons). */
+function materializationPlan(version: VersionRow) {
+  const plan = version.compiled?.materialization;
+  if (!plan) return { reason: "Query is empty or invalid." };
+  if ("reason" in plan) return { reason: `Variables not supported: ${plan.reason}` };
+  return plan;
+}
+
 export function canMaterialize(version: VersionRow): { can_materialize: boolean; reason: string | null } {
-  const plan = compiledOf(version)?.materialization;
-  if (!plan) return { can_materialize: false, reason: "Query is empty or invalid." };
-  if ("reason" in plan) return { can_materialize: false, reason: `Variables not supported: ${plan.reason}` };
-  return { can_materialize: true, reason: null };
+  const plan = materializationPlan(version);
+  return "reason" in plan ? { can_materialize: false, reason: plan.reason } : { can_materialize: true, reason: null };
 }
 
 /** Hands the version's transformed query to the Durable Object, which refreshes it right away. */
@@ -22,10 +29,8 @@ export async function enableMaterialization(
   version: VersionRow,
   frequency: string | null | undefined,
 ) {
-  const check = canMaterialize(version);
-  if (!check.can_materialize)
-    throw validationError(`Cannot materialize endpoint. Reason: ${check.reason}`, "is_materialized");
-  const plan = compiledOf(version)!.materialization as { sql: string; variables: string[]; singleRow?: boolean };
+  const plan = materializationPlan(version);
+  if ("reason" in plan) throw validationError(`Cannot materialize endpoint. Reason: ${plan.reason}`, "is_materialized");
   const syncFrequency = frequency ?? DEFAULT_SYNC_FREQUENCY;
   await materializerFor(env, endpoint.id).configure({
     version: version.version,
@@ -44,7 +49,11 @@ export async function disableMaterialization(env: Env, endpoint: EndpointRow, ve
 }
 
 /** The record's `materialization` field (and the body of materialization_status). */
-export async function materializationInfo(env: Env, endpoint: EndpointRow, version: VersionRow) {
+export async function materializationInfo(
+  env: Env,
+  endpoint: EndpointRow,
+  version: VersionRow,
+): Promise<MaterializationInfo> {
   if (!version.isMaterialized) return canMaterialize(version);
   const status: MaterializationStatus | null = await materializerFor(env, endpoint.id).status(version.version);
   return {

@@ -1,108 +1,20 @@
+import { z } from "@hono/zod-openapi";
 import { MAX_LIMIT } from "../hogql/compile";
-import type { HogQLQuery, VariableDef } from "./query";
+import { ErrorSchema } from "../lib/route";
+import { RunResponseSchema } from "./response-schemas";
+import type { HogQLQuery, VariableDef } from "./saved-query-schema";
 import type { EndpointRow, VersionRow } from "./service";
 
-/** JSON Schema of a variable, from PostHog's InsightVariable type or, failing that, its stored value. */
-function variableSchema(def: VariableDef): Record<string, unknown> {
-  const type =
-    def.type ??
-    (Array.isArray(def.value)
-      ? "List"
-      : typeof def.value === "number"
-        ? "Number"
-        : typeof def.value === "boolean"
-          ? "Boolean"
-          : "String");
-  const schema: Record<string, unknown> =
-    type === "Number"
-      ? { type: "number" }
-      : type === "Boolean"
-        ? { type: "boolean" }
-        : type === "Date"
-          ? { type: "string", format: "date" }
-          : type === "List"
-            ? { type: "array", items: { type: "string" } }
-            : { type: "string" };
-  schema.description = `Variable: ${def.code_name}`;
-  if (def.value !== undefined && def.value !== null) schema.example = def.value;
-  return schema;
-}
-
 /**
- * An OpenAPI 3.0.3 document describing how to run one endpoint version (PostHog's per-endpoint
- * generator): the run path, a request schema with the version's typed variables, the response.
+ * An endpoint version's own OpenAPI 3.0.3 document (PostHog's per-endpoint generator): the run
+ * path, a request schema with the version's typed variables, the response. Its schemas are zod
+ * schemas converted by `z.toJSONSchema`; the response and error are the ones the API serves.
  */
 export function endpointOpenApi(origin: string, endpoint: EndpointRow, version: VersionRow) {
-  const query = version.query as HogQLQuery;
-  const variables = Object.values(query.variables ?? {});
-  const required = variables.filter((v) => v.value === undefined || v.value === null).map((v) => v.code_name);
-  const description = version.description || `Execute the ${endpoint.name} endpoint`;
-  const runRequest: Record<string, unknown> = {
-    type: "object",
-    properties: {
-      client_query_id: { type: "string", description: "Tags the query." },
-      refresh: {
-        type: "string",
-        enum: ["cache", "force", "direct"],
-        default: "cache",
-        description: "cache: use a fresh cached result; force: recompute; direct: bypass the materialization.",
-      },
-      version: {
-        type: "integer",
-        minimum: 1,
-        maximum: endpoint.currentVersion,
-        description: `Version to run (1-${endpoint.currentVersion}); default: the latest.`,
-      },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, description: "At most this many rows." },
-      debug: { type: "boolean", default: false, description: "Include the compiled SQL and timings." },
-      ...(variables.length ? { variables: { $ref: "#/components/schemas/Variables" } } : {}),
-    },
-    additionalProperties: false,
-  };
-  if (required.length) runRequest.required = ["variables"];
-  const schemas: Record<string, unknown> = { EndpointRunRequest: runRequest };
-  if (variables.length) {
-    schemas.Variables = {
-      type: "object",
-      description: "Query variables, by code name.",
-      additionalProperties: false,
-      properties: Object.fromEntries(variables.map((v) => [v.code_name, variableSchema(v)])),
-      ...(required.length ? { required } : {}),
-    };
-  }
-  schemas.EndpointRunResponse = {
-    type: "object",
-    properties: {
-      results: {
-        type: "array",
-        items: { type: "array", items: {} },
-        description: "Rows, each an array in column order.",
-      },
-      columns: { type: "array", items: { type: "string" } },
-      types: { type: "array", items: { type: "array", items: { type: "string" } } },
-      hasMore: { type: "boolean" },
-      limit: { type: "integer" },
-      offset: { type: "integer" },
-      is_cached: { type: "boolean" },
-      last_refresh: { type: "string", format: "date-time" },
-      timezone: { type: "string" },
-      endpoint_version: { type: "integer" },
-    },
-    required: ["results"],
-  };
-  const error = {
-    description: "",
-    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-  };
-  schemas.Error = {
-    type: "object",
-    properties: {
-      type: { type: "string" },
-      code: { type: "string" },
-      detail: { type: "string" },
-      attr: { type: "string", nullable: true },
-    },
-  };
+  const variables = Object.values((version.query as HogQLQuery).variables ?? {});
+  const needsVariables = variables.some(isRequired);
+  const variablesSchema = variables.length ? variablesObject(variables) : null;
+  const request = runRequestSchema(endpoint, variablesSchema, needsVariables);
   return {
     openapi: "3.0.3",
     info: {
@@ -113,36 +25,138 @@ export function endpointOpenApi(origin: string, endpoint: EndpointRow, version: 
     servers: [{ url: origin }],
     paths: {
       [`/api/projects/${endpoint.projectId}/endpoints/${endpoint.name}/run`]: {
-        post: {
-          operationId: `run_${endpoint.name.replaceAll("-", "_")}`,
-          summary: `Execute ${endpoint.name}`,
-          description,
-          security: [{ PersonalAPIKey: [] }],
-          requestBody: {
-            required: required.length > 0,
-            content: { "application/json": { schema: { $ref: "#/components/schemas/EndpointRunRequest" } } },
-          },
-          responses: {
-            "200": {
-              description: "Query results",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/EndpointRunResponse" } } },
-            },
-            "400": { ...error, description: "Invalid request" },
-            "401": { ...error, description: "Authentication required" },
-            "404": { ...error, description: "Endpoint not found" },
-          },
-        },
+        post: runOperation(endpoint, version, needsVariables),
       },
     },
     components: {
-      securitySchemes: {
-        PersonalAPIKey: {
-          type: "http",
-          scheme: "bearer",
-          description: "Personal API key (phx_...) with the endpoint:read scope.",
-        },
-      },
-      schemas,
+      securitySchemes: SECURITY_SCHEMES,
+      schemas: componentSchemas({
+        EndpointRunRequest: request,
+        ...(variablesSchema ? { Variables: variablesSchema } : {}),
+        EndpointRunResponse: RunResponseSchema,
+        Error: ErrorSchema,
+      }),
     },
   };
+}
+
+/** A variable without a stored value must be sent by every run. */
+const isRequired = (def: VariableDef) => def.value === undefined || def.value === null;
+
+type VariableType = NonNullable<VariableDef["type"]>;
+
+/** PostHog's InsightVariable type or, failing that, the type of the stored value. */
+function variableType(def: VariableDef): VariableType {
+  if (def.type) return def.type;
+  if (Array.isArray(def.value)) return "List";
+  if (typeof def.value === "number") return "Number";
+  if (typeof def.value === "boolean") return "Boolean";
+  return "String";
+}
+
+const VALUE_SCHEMAS: Record<VariableType, () => z.ZodType> = {
+  String: () => z.string(),
+  Number: () => z.number(),
+  Boolean: () => z.boolean(),
+  Date: () => z.iso.date(),
+  List: () => z.array(z.string()),
+};
+
+/** A variable's value: its type, its code name, its stored value as the example; optional when it has one. */
+function variableSchema(def: VariableDef) {
+  const example = isRequired(def) ? {} : { example: def.value };
+  const schema = VALUE_SCHEMAS[variableType(def)]().meta({ description: `Variable: ${def.code_name}`, ...example });
+  return isRequired(def) ? schema : schema.optional();
+}
+
+/** The version's variables, by code name; no others are accepted. */
+function variablesObject(variables: VariableDef[]) {
+  return z
+    .strictObject(Object.fromEntries(variables.map((v) => [v.code_name, variableSchema(v)])))
+    .describe("Query variables, by code name.");
+}
+
+/** The run's body (its `version` bounded by the endpoint's versions); `variables` is required when one is. */
+function runRequestSchema(endpoint: EndpointRow, variables: z.ZodType | null, needsVariables: boolean) {
+  return z.strictObject({
+    client_query_id: z.string().optional().describe("Tags the query."),
+    refresh: z
+      .enum(["cache", "force", "direct"])
+      .default("cache")
+      .describe("cache: use a fresh cached result; force: recompute; direct: bypass the materialization."),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .max(endpoint.currentVersion)
+      .optional()
+      .describe(`Version to run (1-${endpoint.currentVersion}); default: the latest.`),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe("At most this many rows."),
+    debug: z.boolean().default(false).describe("Include the compiled SQL and timings."),
+    ...(variables ? { variables: needsVariables ? variables : variables.optional() } : {}),
+  });
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+/** The one operation: POST the run request, get the rows. */
+function runOperation(endpoint: EndpointRow, version: VersionRow, needsVariables: boolean) {
+  return {
+    operationId: `run_${endpoint.name.replaceAll("-", "_")}`,
+    summary: `Execute ${endpoint.name}`,
+    description: version.description || `Execute the ${endpoint.name} endpoint`,
+    security: [{ PersonalAPIKey: [] }],
+    requestBody: {
+      required: needsVariables,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/EndpointRunRequest" } } },
+    },
+    responses: {
+      "200": {
+        description: "Query results",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/EndpointRunResponse" } } },
+      },
+      "400": errorResponse("Invalid request"),
+      "401": errorResponse("Authentication required"),
+      "404": errorResponse("Endpoint not found"),
+    },
+  };
+}
+
+const SECURITY_SCHEMES = {
+  PersonalAPIKey: {
+    type: "http",
+    scheme: "bearer",
+    description: "Personal API key (phx_...) with the endpoint:read scope.",
+  },
+};
+
+/**
+ * The named schemas as OpenAPI 3.0 schema objects, referring to each other through
+ * `#/components/schemas/<name>`. Converted as input, so defaults are optional and only strict
+ * objects forbid other keys.
+ */
+function componentSchemas(named: Record<string, z.ZodType>) {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "openapi-3.0",
+    io: "input",
+    uri: (id) => `#/components/schemas/${id}`,
+    override: dropImpliedConstraints,
+  });
+  // `$id` names a JSON Schema resource; OpenAPI 3.0 schema objects do not allow it.
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $id: _, ...schema }]) => [id, schema]));
+}
+
+/**
+ * zod writes the safe-integer range on every integer and a regular expression beside every date
+ * and date-time format: both restate the type or format, and only make the document harder to read.
+ */
+function dropImpliedConstraints({ jsonSchema }: { jsonSchema: z.core.JSONSchema.BaseSchema }) {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+  if (jsonSchema.format === "date" || jsonSchema.format === "date-time") delete jsonSchema.pattern;
 }

@@ -1,27 +1,11 @@
 import { compileHogQL, type CompiledQuery } from "../hogql/compile";
 import { HogQLError } from "../hogql/errors";
 import { validationError } from "../lib/errors";
-
-/** A variable as stored in `query.variables` (keyed by its id, as PostHog's InsightVariable reference). */
-export interface VariableDef {
-  variableId?: string;
-  code_name: string;
-  value?: unknown;
-  /** PostHog's InsightVariable type; we also infer it from `value`. */
-  type?: "String" | "Number" | "Boolean" | "List" | "Date";
-  isNull?: boolean;
-}
-export interface HogQLQuery {
-  kind: "HogQLQuery";
-  query: string;
-  variables?: Record<string, VariableDef>;
-  [key: string]: unknown;
-}
+import { type HogQLQuery, VARIABLE_TYPES, type VariableDef } from "./saved-query-schema";
 
 /** Parsing costs CPU in proportion to the text (about 25 ms for a typical query): keep texts bounded. */
 const MAX_QUERY_LENGTH = 20_000;
 const CODE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const VARIABLE_TYPES = ["String", "Number", "Boolean", "List", "Date"];
 const INSIGHT_KINDS = [
   "TrendsQuery",
   "FunnelsQuery",
@@ -64,7 +48,7 @@ function normalizeVariables(raw: unknown): Record<string, VariableDef> {
     if (!CODE_NAME.test(code)) throw validationError(`Invalid variable code_name: ${code}`, "query");
     if (seen.has(code)) throw validationError(`Variable ${code} is defined twice`, "query");
     seen.add(code);
-    if (d.type !== undefined && !VARIABLE_TYPES.includes(String(d.type)))
+    if (d.type !== undefined && !(VARIABLE_TYPES as readonly string[]).includes(String(d.type)))
       throw validationError(
         `Variable ${code} has an unknown type ${String(d.type)}; use one of ${VARIABLE_TYPES.join(", ")}`,
         "query",

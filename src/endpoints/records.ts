@@ -1,5 +1,7 @@
 import type { Env } from "../env";
 import { materializationInfo } from "./materialization";
+import type { EndpointRecord, EndpointVersionRecord } from "./response-schemas";
+import type { HogQLQuery } from "./saved-query-schema";
 import type { EndpointRow, VersionRow } from "./service";
 
 const userOf = (label: string | null) => (label ? { first_name: label, email: null } : null);
@@ -7,24 +9,21 @@ const userOf = (label: string | null) => (label ? { first_name: label, email: nu
 export const endpointPath = (endpoint: EndpointRow) =>
   `/api/environments/${endpoint.projectId}/endpoints/${endpoint.name}/run`;
 
-/**
- * PostHog's endpoint record (E2), built from the current version; with `versionShaped`, the record of
- * one version (its description, query, cache age, materialization and is_active, plus version fields).
- */
-export async function endpointRecord(
+/** The fields both records share; which `is_active` they show is the caller's. */
+async function recordOf(
   env: Env,
   origin: string,
   endpoint: EndpointRow,
   version: VersionRow,
   versionsCount: number,
-  versionShaped = false,
-) {
-  const record: Record<string, unknown> = {
+  isActive: boolean,
+): Promise<EndpointRecord> {
+  return {
     id: endpoint.id,
     name: endpoint.name,
     description: version.description,
-    query: version.query,
-    is_active: versionShaped ? version.isActive : endpoint.isActive,
+    query: version.query as HogQLQuery,
+    is_active: isActive,
     cache_age_seconds: version.cacheAgeSeconds,
     endpoint_path: endpointPath(endpoint),
     url: `${origin}${endpointPath(endpoint)}`,
@@ -39,14 +38,37 @@ export async function endpointRecord(
     last_executed_at: endpoint.lastExecutedAt,
     materialization: await materializationInfo(env, endpoint, version),
   };
-  if (versionShaped) {
-    Object.assign(record, {
-      version: version.version,
-      version_id: version.id,
-      endpoint_is_active: endpoint.isActive,
-      version_created_at: version.createdAt,
-      version_created_by: userOf(version.createdBy),
-    });
-  }
-  return record;
 }
+
+/** PostHog's endpoint record (E2), built from the given (normally the current) version. */
+export const endpointRecord = (
+  env: Env,
+  origin: string,
+  endpoint: EndpointRow,
+  version: VersionRow,
+  versionsCount: number,
+): Promise<EndpointRecord> => recordOf(env, origin, endpoint, version, versionsCount, endpoint.isActive);
+
+/**
+ * The record of one version (E2b): its description, query, cache age, materialization and
+ * is_active, plus the version fields.
+ */
+export async function versionRecord(
+  env: Env,
+  origin: string,
+  endpoint: EndpointRow,
+  version: VersionRow,
+  versionsCount: number,
+): Promise<EndpointVersionRecord> {
+  return {
+    ...(await recordOf(env, origin, endpoint, version, versionsCount, version.isActive)),
+    version: version.version,
+    version_id: version.id,
+    endpoint_is_active: endpoint.isActive,
+    version_created_at: version.createdAt,
+    version_created_by: userOf(version.createdBy),
+  };
+}
+
+/** Retrieve and update: the version's record when the request named a version, else the endpoint's. */
+export const recordFor = (targeted: boolean) => (targeted ? versionRecord : endpointRecord);

@@ -9,17 +9,23 @@ import { ProjectParams } from "../projects/schema";
 import { lastExecutionTimes } from "./executions";
 import { materializationInfo } from "./materialization";
 import { endpointOpenApi } from "./openapi";
-import { endpointRecord } from "./records";
+import { endpointRecord, recordFor, versionRecord } from "./records";
+import {
+  EndpointOrVersionSchema,
+  EndpointRecordSchema,
+  EndpointVersionRecordSchema,
+  LastExecutionTimesSchema,
+  MaterializationStatusSchema,
+  RunResponseSchema,
+} from "./response-schemas";
 import { runEndpoint } from "./run";
 import {
   CreateEndpointBody,
   EndpointParams,
-  EndpointRecordSchema,
   LastExecutionBody,
   ListQuery,
   RunBody,
   RunQuery,
-  RunResponseSchema,
   UpdateEndpointBody,
   VersionQuery,
 } from "./schema";
@@ -56,7 +62,7 @@ const retrieve = defineRoute({
   summary: "Retrieve an endpoint, or one version with ?version=N",
   auth: read,
   request: { params: EndpointParams, query: VersionQuery },
-  responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped with ?version)") },
+  responses: { 200: json(EndpointOrVersionSchema, "The endpoint, or with ?version the version's record") },
 });
 const updateConfig = (method: "patch" | "put") =>
   defineRoute({
@@ -66,7 +72,9 @@ const updateConfig = (method: "patch" | "put") =>
     summary: "Update an endpoint; a changed query creates a new version",
     auth: write,
     request: { params: EndpointParams, query: VersionQuery, body: jsonBody(UpdateEndpointBody) },
-    responses: { 200: json(EndpointRecordSchema, "The endpoint (version-shaped when a version was targeted)") },
+    responses: {
+      200: json(EndpointOrVersionSchema, "The endpoint, or the version's record when a version was targeted"),
+    },
   });
 const remove = defineRoute({
   method: "delete",
@@ -84,7 +92,7 @@ const versions = defineRoute({
   summary: "List an endpoint's versions, newest first",
   auth: read,
   request: { params: EndpointParams, query: PaginationQuery },
-  responses: { 200: json(paginatedSchema(EndpointRecordSchema), "Version-shaped records") },
+  responses: { 200: json(paginatedSchema(EndpointVersionRecordSchema), "The versions' records") },
 });
 const runGet = defineRoute({
   method: "get",
@@ -115,7 +123,7 @@ const status = defineRoute({
   summary: "Materialization status of a version",
   auth: read,
   request: { params: EndpointParams, query: VersionQuery },
-  responses: { 200: json(z.record(z.string(), z.unknown()), "Status, or whether it can be materialized") },
+  responses: { 200: json(MaterializationStatusSchema, "Status, or whether it can be materialized") },
 });
 const openapi = defineRoute({
   method: "get",
@@ -133,12 +141,7 @@ const lastExecutions = defineRoute({
   summary: "Last execution times (past 6 months) of endpoints by name",
   auth: read,
   request: { params: ProjectParams, body: jsonBody(LastExecutionBody) },
-  responses: {
-    200: json(
-      z.object({ query_status: z.record(z.string(), z.unknown()) }),
-      "A query status whose results are [name, time] pairs",
-    ),
-  },
+  responses: { 200: json(LastExecutionTimesSchema, "A query status whose results are [name, time] pairs") },
 });
 
 const origin = (url: string) => new URL(url).origin;
@@ -177,10 +180,8 @@ export const endpointRoutes = createRouter()
       c.req.valid("param").name,
       c.req.valid("query").version,
     );
-    return c.json(
-      await endpointRecord(c.env, origin(c.req.url), endpoint, version, await countVersions(db, endpoint.id), targeted),
-      200,
-    );
+    const versionsCount = await countVersions(db, endpoint.id);
+    return c.json(await recordFor(targeted)(c.env, origin(c.req.url), endpoint, version, versionsCount), 200);
   })
   .openapi(updateConfig("patch"), async (c) => {
     const { name } = c.req.valid("param");
@@ -222,7 +223,7 @@ export const endpointRoutes = createRouter()
     const records = await Promise.all(
       all
         .slice(page.offset, page.offset + page.limit)
-        .map((v) => endpointRecord(c.env, origin(c.req.url), endpoint, v, all.length, true)),
+        .map((v) => versionRecord(c.env, origin(c.req.url), endpoint, v, all.length)),
     );
     return c.json(paginated(c.req.url, page, all.length, records), 200);
   })
@@ -237,7 +238,7 @@ export const endpointRoutes = createRouter()
     return c.json(result, 200);
   })
   .openapi(runPost, async (c) => {
-    const body = (c.req.valid("json") ?? {}) as object;
+    const body = c.req.valid("json") ?? {};
     const q = c.req.valid("query");
     // The body wins over the query string (PostHog reads version and limit from either).
     const result = await runEndpoint(c.env, c.get("db"), c.get("project"), c.req.valid("param").name, {
@@ -280,12 +281,6 @@ async function update(
   principal: Principal,
 ) {
   const result = await updateEndpoint(env, db, projectId, name, body, version, actorOf(principal).first_name);
-  return endpointRecord(
-    env,
-    origin(url),
-    result.endpoint,
-    result.version,
-    await countVersions(db, result.endpoint.id),
-    result.targeted,
-  );
+  const versionsCount = await countVersions(db, result.endpoint.id);
+  return recordFor(result.targeted)(env, origin(url), result.endpoint, result.version, versionsCount);
 }

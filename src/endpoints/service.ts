@@ -1,7 +1,6 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { endpoints, endpointVersions } from "../db/schema";
-import type { CompiledQuery } from "../hogql/compile";
 import { notFound, validationError } from "../lib/errors";
 import type { Page } from "../lib/pagination";
 
@@ -116,9 +115,6 @@ export async function requireVersion(db: Db, endpoint: EndpointRow, version: num
   if (!row) throw notFound(`Version ${version} not found for endpoint '${endpoint.name}'`);
   return row;
 }
-
-/** The SQL plan compiled when the version was saved. */
-export const compiledOf = (version: VersionRow) => version.compiled as unknown as CompiledQuery | null;
 
 /** An endpoint and the version `?version=` names (else its current one), for retrieve, status and openapi.json. */
 export async function endpointVersion(db: Db, projectId: number, name: string, rawVersion: string | undefined) {

@@ -136,7 +136,7 @@ export const flagEvaluationRoutes = createRouter()
       c.get("project").apiToken,
       cohortVariant(c.req.valid("query").send_cohorts ?? "false"),
     );
-    return definitionsResponse(c, entry!) as never;
+    return definitionsResponse(c, entry!);
   })
   .openapi(blastRadius, async (c) => {
     const { condition, group_type_index } = c.req.valid("json");

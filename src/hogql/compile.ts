@@ -1,3 +1,4 @@
+import type { CompiledPlan } from "../db/schema";
 import type { Node } from "./ast";
 import { HogQLError } from "./errors";
 import { materializationTransform } from "./materialize";
@@ -7,26 +8,14 @@ import { Printer } from "./printer";
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
 
-/**
- * What a version stores in `endpoint_versions.compiled`; a run only binds and executes it.
- * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
- */
 /** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
 export const COMPILER_VERSION = 3;
 
-export interface CompiledQuery {
-  compiler: number;
-  sql: string;
-  variables: string[];
-  /** Variables compared with IN: bound as a JSON array (a scalar value as a one-element list). */
-  lists: string[];
-  /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
-  limit: number | null;
-  offset: number;
-  columns: string[] | null;
-  /** `singleRow`: an ungrouped aggregate, whose reads fall back to inline when the table has no row. */
-  materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
-}
+/**
+ * What a version stores in `endpoint_versions.compiled` (the column's type, declared with the
+ * schema, which may import nothing of ours); a run only binds and executes it.
+ */
+export type CompiledQuery = CompiledPlan;
 
 const REFUSED_STATEMENTS =
   /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;

@@ -88,7 +88,7 @@ export function defineRoute<const R extends RouteConfig>(config: R & { auth: Rou
     ...extensions,
     security: securityFor(auth),
     responses: { ...errorResponsesFor(auth), ...route.responses },
-    middleware: [...middleware, ...((route.middleware as never[] | undefined) ?? [])],
+    middleware: [...middleware, ...[route.middleware ?? []].flat()],
   } as unknown as R);
 }
 

@@ -143,5 +143,5 @@ export const personRoutes = createRouter()
   });
 
 export function csvResponse(c: Context<AppEnv>, rows: Record<string, unknown>[]) {
-  return c.body(toCsv(rows), 200, { "content-type": "text/csv; charset=utf-8" }) as never;
+  return c.body(toCsv(rows), 200, { "content-type": "text/csv; charset=utf-8" });
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { definitionsFor } from "../flags/definitions-response";
 import { payloadOf } from "../flags/definitions-cache";
 import { authenticationFailed, notFound } from "../lib/errors";
-import { jsonResponse as json } from "../lib/openapi";
+import { jsonResponse as json, jsonTextResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { isWellFormedProjectToken } from "../projects/service";
 import { RemoteConfigSchema, remoteConfigJson, remoteConfigScript } from "./remote-config";
@@ -57,10 +57,7 @@ async function flagsOfToken(c: Context<AppEnv>, token: string) {
 export const sdkConfigRoutes = createRouter()
   .openapi(config, async (c) => {
     const flags = await flagsOfToken(c, c.req.valid("param").token);
-    return c.body(remoteConfigJson(flags), 200, {
-      "Content-Type": "application/json",
-      "Cache-Control": CACHE_CONTROL,
-    }) as never;
+    return jsonTextResponse(c, remoteConfigJson(flags), 200, { "Cache-Control": CACHE_CONTROL });
   })
   .openapi(script, async (c) => {
     const { token } = c.req.valid("param");
@@ -68,5 +65,5 @@ export const sdkConfigRoutes = createRouter()
     return c.body(remoteConfigScript(token, flags), 200, {
       "Content-Type": "application/javascript",
       "Cache-Control": CACHE_CONTROL,
-    }) as never;
+    });
   });

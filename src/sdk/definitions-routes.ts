@@ -42,10 +42,9 @@ const legacy = defineRoute({
 });
 
 /** These paths carry no project id: the token names the project, and the key must be allowed to reach it. */
-async function byToken(c: Context<AppEnv>) {
-  const token = c.req.query("token");
+async function byToken(c: Context<AppEnv>, { token, send_cohorts }: z.infer<typeof Query>) {
   if (!token) throw validationError("token is required", "token", "required");
-  const entry = await definitionsFor(c, token, cohortVariant(c.req.query("send_cohorts")));
+  const entry = await definitionsFor(c, token, cohortVariant(send_cohorts));
   if (!entry)
     throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   if (!canReachProject(c.get("principal"), entry.projectId)) {
@@ -55,5 +54,5 @@ async function byToken(c: Context<AppEnv>) {
 }
 
 export const sdkDefinitionRoutes = createRouter()
-  .openapi(definitions, (c) => byToken(c) as never)
-  .openapi(legacy, (c) => byToken(c) as never);
+  .openapi(definitions, (c) => byToken(c, c.req.valid("query")))
+  .openapi(legacy, (c) => byToken(c, c.req.valid("query")));

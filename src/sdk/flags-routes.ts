@@ -3,11 +3,12 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { evaluateForRequest } from "../flags/evaluate-request";
 import { authenticationFailed } from "../lib/errors";
-import { jsonResponse as json } from "../lib/openapi";
+import { jsonResponse as json, jsonTextResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
 import { evaluationRequestOf, sdkBodyOf, tokenOf } from "./request";
 import { withConfigFields } from "./remote-config";
-import { flagsResponseJson, shapeFor } from "./responses";
+import { DecideResponseSchema, FlagsResponseSchema } from "./response-schemas";
+import { decideResponseJson, flagsResponseJson } from "./responses";
 
 const Body = z
   .object({
@@ -38,6 +39,10 @@ const Body = z
 
 const Query = z.object({
   v: z.string().optional().openapi({ description: "Response version." }),
+  token: z
+    .string()
+    .optional()
+    .openapi({ description: "The project token, when the body does not carry one (it wins when it does)." }),
   config: z.string().optional().openapi({
     description:
       "`true`: add the remote config's fields (always on for /decide, and when neither `v` nor `config` is sent).",
@@ -67,10 +72,8 @@ const body = {
     },
   },
 };
-const Response = z.record(z.string(), z.unknown());
-
 /** `/flags` and `/decide` take the same request; only the response shapes differ. */
-const evaluationRoute = (path: "/flags" | "/decide", summary: string) =>
+const evaluationRoute = <S extends z.ZodType>(path: "/flags" | "/decide", summary: string, response: S) =>
   defineRoute({
     method: "post",
     path,
@@ -78,44 +81,67 @@ const evaluationRoute = (path: "/flags" | "/decide", summary: string) =>
     summary,
     auth: { kind: "project_token" },
     request: { query: Query, body },
-    responses: { 200: json(Response, "Flag values") },
+    responses: { 200: json(response, "Flag values") },
   });
 
-const flags = evaluationRoute("/flags", "Evaluate every flag for one distinct id (v>=2 detailed, v1 legacy)");
-const decide = evaluationRoute("/decide", "Older flag evaluation (v1 keys, v2 values, v3 legacy, v4 detailed)");
+const flags = evaluationRoute(
+  "/flags",
+  "Evaluate every flag for one distinct id (v>=2 detailed, v1 legacy)",
+  FlagsResponseSchema,
+);
+const decide = evaluationRoute(
+  "/decide",
+  "Older flag evaluation (v1 keys, v2 values, v3 legacy, v4 detailed)",
+  DecideResponseSchema,
+);
 
 const isTruthy = (value: string) => value === "" || /^(true|1|yes|on)$/i.test(value);
 
+type EvaluationQuery = z.infer<typeof Query>;
+
 /**
- * Whether to add the remote config's fields, as PostHog's flags service does: always for /decide,
- * on `config=true`, and when the request names neither `v` nor `config`.
+ * Whether /flags adds the remote config's fields, as PostHog's flags service decides: on
+ * `config=true`, and when the request names neither `v` nor `config` (/decide always adds them).
  */
-function wantsConfig(c: Context<AppEnv>, api: "flags" | "decide"): boolean {
-  const config = c.req.query("config");
-  if (api === "decide") return true;
-  if (config !== undefined) return isTruthy(config);
-  return c.req.query("v") === undefined;
+function flagsWantConfig(query: EvaluationQuery): boolean {
+  if (query.config !== undefined) return isTruthy(query.config);
+  return query.v === undefined;
 }
 
-async function answer(c: Context<AppEnv>, api: "flags" | "decide") {
+/** The response version asked for (`v`); 1 when absent or not a number. */
+function versionOf(query: EvaluationQuery): number {
+  const version = Number.parseInt(query.v ?? "", 10);
+  return Number.isNaN(version) ? 1 : version;
+}
+
+/**
+ * Evaluates the flags a /flags or /decide request asks for. The body is read here, not by a route
+ * validator: SDKs send it as JSON, gzip or base64 (decodeSdkBody).
+ */
+async function evaluate(c: Context<AppEnv>, query: EvaluationQuery) {
   const raw = await sdkBodyOf(c);
-  const token = tokenOf(raw, c.req.query("token"));
+  const token = tokenOf(raw, query.token);
   const req = evaluationRequestOf(raw, c.req.raw.headers);
-  const version = Number.parseInt(c.req.query("v") ?? "", 10);
-  const shape = shapeFor(api, Number.isNaN(version) ? 1 : version);
   const evaluation = await evaluateForRequest(c.env, c.get("db"), token, req, (p) => c.executionCtx.waitUntil(p));
   if (!evaluation)
     throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   // Browsers ask for config only with `disable_flags`.
-  const results = raw.disable_flags === true ? {} : evaluation.results;
-  // Serialized by flagsResponseJson (cached per flag and outcome), sent as c.json would send it.
-  let body = flagsResponseJson(results, shape, c.get("requestId"));
-  if (wantsConfig(c, api)) body = withConfigFields(body, evaluation.flags);
-  return c.body(body, 200, { "Content-Type": "application/json" });
+  return { results: raw.disable_flags === true ? {} : evaluation.results, flags: evaluation.flags };
 }
 
+// Bodies are serialized by responses.ts (cached per flag and outcome) and sent as c.json would send them.
 const router = createRouter();
 router.openAPIRegistry.register("FlagsRequest", Body);
 export const sdkFlagRoutes = router
-  .openapi(flags, (c) => answer(c, "flags") as never)
-  .openapi(decide, (c) => answer(c, "decide") as never);
+  .openapi(flags, async (c) => {
+    const query = c.req.valid("query");
+    const { results, flags } = await evaluate(c, query);
+    const body = flagsResponseJson(results, versionOf(query), c.get("requestId"));
+    return jsonTextResponse(c, flagsWantConfig(query) ? withConfigFields(body, flags) : body, 200);
+  })
+  .openapi(decide, async (c) => {
+    const query = c.req.valid("query");
+    const { results, flags } = await evaluate(c, query);
+    const body = decideResponseJson(results, versionOf(query), c.get("requestId"));
+    return jsonTextResponse(c, withConfigFields(body, flags), 200);
+  });

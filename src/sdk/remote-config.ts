@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { FlagDefinition } from "../flags/evaluation/types";
+import { type JsonText, jsonText } from "../lib/openapi";
 
 /**
  * Remote config: what posthog-js asks for before anything else (`/array/<token>/config.js`, then
@@ -68,10 +69,24 @@ export function remoteConfig(flags: readonly FlagDefinition[]): RemoteConfig {
 }
 
 /**
- * Fields `/decide` (and `/flags` with `config`) answered besides the remote config, which older
- * posthog-js builds (1.160) read there: no toolbar session, autocapture allowed.
+ * What `/decide` (and `/flags` with `config`) add at the top level of their answer: the remote
+ * config, and three fields older posthog-js builds (1.160) read there.
  */
-const RESPONSE_EXTRAS = { isAuthenticated: false, toolbarParams: {}, config: { enable_collect_everything: true } };
+export const ConfigFieldsSchema = RemoteConfigSchema.extend({
+  isAuthenticated: z.literal(false).describe("No toolbar session."),
+  toolbarParams: z.object({}),
+  config: z.object({ enable_collect_everything: z.literal(true).describe("Autocapture is allowed.") }),
+}).openapi("SdkConfigFields", {
+  description: "The remote config, plus three fields older posthog-js builds read, at the top level of a flags answer.",
+});
+
+export type ConfigFields = z.infer<typeof ConfigFieldsSchema>;
+
+const RESPONSE_EXTRAS = {
+  isAuthenticated: false,
+  toolbarParams: {},
+  config: { enable_collect_everything: true },
+} satisfies Omit<ConfigFields, keyof RemoteConfig>;
 
 /** Serialized per parsed payload: its flags array lives as long as one ETag of the definitions. */
 const serialized = new WeakMap<readonly FlagDefinition[], { config: string; responseFields: string }>();
@@ -82,7 +97,7 @@ function serializedFor(flags: readonly FlagDefinition[]) {
     const config = remoteConfig(flags);
     entry = {
       config: JSON.stringify(config),
-      responseFields: JSON.stringify({ ...config, ...RESPONSE_EXTRAS }).slice(1, -1),
+      responseFields: JSON.stringify({ ...config, ...RESPONSE_EXTRAS } satisfies ConfigFields).slice(1, -1),
     };
     serialized.set(flags, entry);
   }
@@ -90,12 +105,16 @@ function serializedFor(flags: readonly FlagDefinition[]) {
 }
 
 /** The remote config as JSON text. */
-export const remoteConfigJson = (flags: readonly FlagDefinition[]) => serializedFor(flags).config;
+export const remoteConfigJson = (flags: readonly FlagDefinition[]) =>
+  jsonText<RemoteConfig>(serializedFor(flags).config);
 
 /** A JSON object's text with the config fields added at its top level, as PostHog flattens them in. */
-export function withConfigFields(objectJson: string, flags: readonly FlagDefinition[]): string {
+export function withConfigFields<T extends object>(
+  objectJson: JsonText<T>,
+  flags: readonly FlagDefinition[],
+): JsonText<T & ConfigFields> {
   const fields = serializedFor(flags).responseFields;
-  return objectJson === "{}" ? `{${fields}}` : `${objectJson.slice(0, -1)},${fields}}`;
+  return jsonText(objectJson === "{}" ? `{${fields}}` : `${objectJson.slice(0, -1)},${fields}}`);
 }
 
 /** The script `/array/<token>/config.js` serves: it leaves the config where posthog-js looks for it. */

@@ -1,10 +1,16 @@
 import type { Reason } from "../flags/evaluation/reasons";
 import type { FlagDefinition, FlagResult } from "../flags/evaluation/types";
-
-type Shape = "detailed" | "legacy" | "values" | "keys";
+import { type JsonText, jsonText } from "../lib/openapi";
+import type {
+  DecideV1Response,
+  DecideV2Response,
+  FlagDetail,
+  FlagsV1Response,
+  FlagsV2Response,
+} from "./response-schemas";
 
 /** v2 detailed record (`/flags?v=2`, `/decide?v=4`); error records carry `failed: true`. */
-function detailed(r: FlagResult) {
+function detailed(r: FlagResult): FlagDetail {
   return {
     key: r.key,
     enabled: r.enabled,
@@ -16,7 +22,7 @@ function detailed(r: FlagResult) {
       description: r.flag.name || null,
       payload: r.payload ?? null,
     },
-    ...(r.failed ? { failed: true } : {}),
+    ...(r.failed ? { failed: true as const } : {}),
   };
 }
 
@@ -34,7 +40,7 @@ interface Fragment {
  */
 const fragments = new WeakMap<FlagDefinition, Map<Reason, Map<string | null, Fragment>>>();
 
-function detailedJson(r: FlagResult): string {
+function detailedRecordJson(r: FlagResult): string {
   if (r.failed) return JSON.stringify(detailed(r));
   let byReason = fragments.get(r.flag);
   if (!byReason) fragments.set(r.flag, (byReason = new Map()));
@@ -57,38 +63,64 @@ function anyFailed(list: FlagResult[]): boolean {
   return false;
 }
 
-/**
- * The response body, as JSON text, by API and version (flag-eval.md §6.2): `/flags` v>=2 and
- * `/decide` v>=4 are detailed; `/flags` v1 and `/decide` v3 legacy; `/decide` v2 enabled values;
- * v1 enabled keys. `errorsWhileComputingFlags` is true when a flag's record is an error record.
- */
-export function flagsResponseJson(results: Record<string, FlagResult>, shape: Shape, requestId: string): string {
-  const list = Object.values(results);
-  if (shape === "keys") return JSON.stringify({ featureFlags: list.filter((r) => r.enabled).map((r) => r.key) });
-  if (shape === "values")
-    return JSON.stringify({
-      featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, flagValue(r)])),
-    });
-  const errors = anyFailed(list);
-  if (shape === "legacy") {
-    return JSON.stringify({
-      errorsWhileComputingFlags: errors,
-      featureFlags: Object.fromEntries(list.map((r) => [r.key, flagValue(r)])),
-      featureFlagPayloads: Object.fromEntries(
-        list.filter((r) => r.enabled && r.payload != null).map((r) => [r.key, r.payload]),
-      ),
-      requestId,
-      evaluatedAt: Date.now(),
-    });
-  }
-  let flags = "";
-  for (const r of list) flags += `${flags ? "," : ""}${JSON.stringify(r.key)}:${detailedJson(r)}`;
-  return `{"errorsWhileComputingFlags":${errors},"flags":{${flags}},"requestId":${JSON.stringify(requestId)},"evaluatedAt":${Date.now()}}`;
+/** `/decide` v1: the enabled flags' keys. */
+function keysJson(list: FlagResult[]) {
+  const body: DecideV1Response = { featureFlags: list.filter((r) => r.enabled).map((r) => r.key) };
+  return jsonText<DecideV1Response>(JSON.stringify(body));
 }
 
-export function shapeFor(api: "flags" | "decide", version: number): Shape {
-  if (api === "flags") return version >= 2 ? "detailed" : "legacy";
-  if (version >= 4) return "detailed";
-  if (version === 3) return "legacy";
-  return version === 2 ? "values" : "keys";
+/** `/decide` v2: the enabled flags' values. */
+function valuesJson(list: FlagResult[]) {
+  const body: DecideV2Response = {
+    featureFlags: Object.fromEntries(list.filter((r) => r.enabled).map((r) => [r.key, r.variant ?? true])),
+  };
+  return jsonText<DecideV2Response>(JSON.stringify(body));
+}
+
+/** `/flags` v1 and `/decide` v3: every flag's value, the enabled flags' payloads. */
+function legacyJson(list: FlagResult[], requestId: string) {
+  const body: FlagsV1Response = {
+    errorsWhileComputingFlags: anyFailed(list),
+    featureFlags: Object.fromEntries(list.map((r) => [r.key, flagValue(r)])),
+    featureFlagPayloads: Object.fromEntries(
+      list.filter((r) => r.enabled && r.payload != null).map((r) => [r.key, r.payload]),
+    ),
+    requestId,
+    evaluatedAt: Date.now(),
+  };
+  return jsonText<FlagsV1Response>(JSON.stringify(body));
+}
+
+/** `/flags` v2 and `/decide` v4: detailed records, joined from the per-flag fragments (a FlagsV2Response). */
+function detailedJson(list: FlagResult[], requestId: string) {
+  let flags = "";
+  for (const r of list) flags += `${flags ? "," : ""}${JSON.stringify(r.key)}:${detailedRecordJson(r)}`;
+  return jsonText<FlagsV2Response>(
+    `{"errorsWhileComputingFlags":${anyFailed(list)},"flags":{${flags}},"requestId":${JSON.stringify(requestId)},"evaluatedAt":${Date.now()}}`,
+  );
+}
+
+/**
+ * The `/flags` body as JSON text (flag-eval.md §6.2): v>=2 detailed, else legacy.
+ * `errorsWhileComputingFlags` is true when a flag's record is an error record.
+ */
+export function flagsResponseJson(
+  results: Record<string, FlagResult>,
+  version: number,
+  requestId: string,
+): JsonText<FlagsV2Response | FlagsV1Response> {
+  const list = Object.values(results);
+  return version >= 2 ? detailedJson(list, requestId) : legacyJson(list, requestId);
+}
+
+/** The `/decide` body as JSON text: v>=4 detailed, v3 legacy, v2 enabled values, else enabled keys. */
+export function decideResponseJson(
+  results: Record<string, FlagResult>,
+  version: number,
+  requestId: string,
+): JsonText<FlagsV2Response | FlagsV1Response | DecideV2Response | DecideV1Response> {
+  const list = Object.values(results);
+  if (version >= 4) return detailedJson(list, requestId);
+  if (version === 3) return legacyJson(list, requestId);
+  return version === 2 ? valuesJson(list) : keysJson(list);
 }

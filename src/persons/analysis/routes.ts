@@ -1,53 +1,62 @@
+import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { analyticsStore } from "../../analytics";
 import type { AnalysisContext } from "./context";
 import type { AppEnv } from "../../env";
-import { parseError, validationError } from "../../lib/errors";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
 import { correlationActors } from "./correlation";
 import { funnelActors } from "./funnel";
 import { lifecycleActors } from "./lifecycle";
-import { type Input, mergeInput, str } from "./params";
-import { ActorsResponseSchema } from "./response";
+import { analysisInput, withUndeclaredParams } from "./input";
+import type { Input } from "./params";
+import { type ActorsResponse, ActorsResponseSchema } from "./response";
 import { CorrelationQuery, FilterBody, FunnelQuery, LifecycleQuery, StickinessQuery } from "./schema";
 import { stickinessActors } from "./stickiness";
 
 const BASE = "/api/environments/{project_id}/persons";
 const auth: RouteAuth = { kind: "personal", scopes: ["person:read"] };
 const optionalBody = { required: false, content: { "application/json": { schema: FilterBody } } };
-const actors = (description: string) => ({ 200: json(ActorsResponseSchema, description) });
 
-const route = <M extends "get" | "post">(
-  method: M,
-  path: string,
-  summary: string,
-  query: typeof FunnelQuery | typeof CorrelationQuery | typeof LifecycleQuery | typeof StickinessQuery,
-) =>
+/** What a drill-down route declares besides its method and request. */
+const declaration = (path: string, summary: string) => ({
+  path: `${BASE}/${path}`,
+  tags: ["persons"],
+  summary,
+  auth,
+  responses: { 200: json(ActorsResponseSchema, "One page of persons in PostHog's actors envelope") },
+});
+
+/** A drill-down with its parameters in the query string. */
+const getRoute = <S extends z.ZodRawShape>(path: string, summary: string, query: z.ZodObject<S>) =>
   defineRoute({
-    method,
-    path: `${BASE}/${path}`,
-    tags: ["persons"],
-    summary,
-    auth,
-    request: { params: ProjectParams, query, ...(method === "post" ? { body: optionalBody } : {}) },
-    responses: actors("One page of persons in PostHog's actors envelope"),
+    method: "get",
+    ...declaration(path, summary),
+    request: { params: ProjectParams, query: withUndeclaredParams(query) },
   });
 
-const funnelGet = route("get", "funnel", "Persons in a funnel step (drill-down)", FunnelQuery);
-const funnelPost = route("post", "funnel", "Persons in a funnel step, filter as JSON body", FunnelQuery);
-const correlationGet = route("get", "funnel/correlation", "Funnel correlation persons (and table)", CorrelationQuery);
-const correlationPost = route(
-  "post",
+/** A drill-down that also takes its parameters as a JSON body (body values win). */
+const postRoute = <S extends z.ZodRawShape>(path: string, summary: string, query: z.ZodObject<S>) =>
+  defineRoute({
+    method: "post",
+    ...declaration(path, summary),
+    request: { params: ProjectParams, query: withUndeclaredParams(query), body: optionalBody },
+  });
+
+const funnelGet = getRoute("funnel", "Persons in a funnel step (drill-down)", FunnelQuery);
+const funnelPost = postRoute("funnel", "Persons in a funnel step, filter as JSON body", FunnelQuery);
+const correlationGet = getRoute("funnel/correlation", "Funnel correlation persons (and table)", CorrelationQuery);
+const correlationPost = postRoute(
   "funnel/correlation",
   "Funnel correlation persons, filter as JSON body",
   CorrelationQuery,
 );
-const lifecycleGet = route("get", "lifecycle", "Persons in a lifecycle bucket", LifecycleQuery);
-const stickinessGet = route("get", "stickiness", "Persons active in exactly N intervals", StickinessQuery);
+const lifecycleGet = getRoute("lifecycle", "Persons in a lifecycle bucket", LifecycleQuery);
+const stickinessGet = getRoute("stickiness", "Persons active in exactly N intervals", StickinessQuery);
 
-type Handler = (ctx: AnalysisContext, input: Input, url: string) => Promise<unknown>;
+/** An analysis service: one page of persons for the input. */
+type ActorsService = (ctx: AnalysisContext, input: Input, url: string) => Promise<ActorsResponse>;
 
 /** The project context (time zone, "now", first event) and where events and persons are read. */
 function analysisContext(c: Context<AppEnv>): AnalysisContext {
@@ -64,28 +73,17 @@ function analysisContext(c: Context<AppEnv>): AnalysisContext {
   };
 }
 
-async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
-  if (c.req.method !== "POST") return undefined;
-  const text = await c.req.text();
-  if (!text.trim()) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw parseError();
-  }
+/** Runs the service in the project's context and answers its page of persons. */
+async function serve(c: Context<AppEnv>, service: ActorsService, input: Input) {
+  return c.json(await service(analysisContext(c), input, c.req.url), 200);
 }
 
-const serve = (handler: Handler) => async (c: Context<AppEnv>) => {
-  const input = mergeInput(c.req.query(), await bodyOf(c));
-  if (str(input, "search") !== undefined)
-    throw validationError("search is not supported on analysis drill-downs; use properties.", "search");
-  return c.json(await handler(analysisContext(c), input, c.req.url), 200);
-};
-
 export const analysisRoutes = createRouter()
-  .openapi(funnelGet, serve(funnelActors) as never)
-  .openapi(funnelPost, serve(funnelActors) as never)
-  .openapi(correlationGet, serve(correlationActors) as never)
-  .openapi(correlationPost, serve(correlationActors) as never)
-  .openapi(lifecycleGet, serve(lifecycleActors) as never)
-  .openapi(stickinessGet, serve(stickinessActors) as never);
+  .openapi(funnelGet, (c) => serve(c, funnelActors, analysisInput(c.req.valid("query"))))
+  .openapi(funnelPost, (c) => serve(c, funnelActors, analysisInput(c.req.valid("query"), c.req.valid("json"))))
+  .openapi(correlationGet, (c) => serve(c, correlationActors, analysisInput(c.req.valid("query"))))
+  .openapi(correlationPost, (c) =>
+    serve(c, correlationActors, analysisInput(c.req.valid("query"), c.req.valid("json"))),
+  )
+  .openapi(lifecycleGet, (c) => serve(c, lifecycleActors, analysisInput(c.req.valid("query"))))
+  .openapi(stickinessGet, (c) => serve(c, stickinessActors, analysisInput(c.req.valid("query"))));
