@@ -124,3 +124,13 @@ export interface StickinessActorsQuery {
   activePeriods: number;
   rows: RowWindow;
 }
+
+/** A value of a query's row, as the engine returns it. */
+export type Cell = string | number | boolean | null;
+
+/** Rows of a query in PostHog's HogQL response form: row arrays in column order, plus ClickHouse-style types. */
+export interface QueryRows {
+  columns: string[];
+  types: [string, string][];
+  results: Cell[][];
+}

@@ -1,13 +1,15 @@
 import type {
+  Cell,
   CorrelationAnswer,
   CorrelationQuery,
   FunnelActorsQuery,
   LifecycleActorsQuery,
+  QueryRows,
   StickinessActorsQuery,
 } from "./queries";
 
 /**
- * The one way to read events for analysis. D1 is the embedded engine (src/analytics/d1/); a second
+ * The one way to read events for analysis, HogQL runs and materialization. D1 is the embedded engine (src/analytics/d1/); a second
  * engine (ClickHouse, design.md section 9) implements the same interface beside it, so routes and
  * services do not change. Persons themselves stay in D1: answers are person ids, which the
  * caller hydrates through the persons service.
@@ -19,4 +21,9 @@ export interface AnalyticsStore {
   correlation(query: CorrelationQuery): Promise<CorrelationAnswer>;
   lifecycleActors(query: LifecycleActorsQuery): Promise<number[]>;
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
+  /**
+   * Runs a saved HogQL query compiled for this engine (src/hogql/), with its bound values: endpoint
+   * runs and materialization refreshes both read through here.
+   */
+  runHogQL(sql: string, params: Cell[]): Promise<QueryRows>;
 }

@@ -1,5 +1,7 @@
 import { VARIABLE_COLUMN_PREFIX } from "../hogql/materialize";
-import { type Cell, executeCompiled, type QueryRows, typesOf } from "./execute";
+import type { AnalyticsStore } from "../analytics";
+import { typesOf } from "../analytics/d1/hogql";
+import type { Cell, QueryRows } from "../analytics/queries";
 
 /**
  * A materialized version's rows in the Durable Object's SQLite: `rn` keeps the query's order, `row`
@@ -38,7 +40,7 @@ export interface CopySource {
  * column names; `swapTable` then publishes the copy.
  */
 export async function copyToStaging(
-  db: D1Database,
+  store: AnalyticsStore,
   storage: DurableObjectStorage,
   version: number,
   source: CopySource,
@@ -55,7 +57,7 @@ export async function copyToStaging(
     for (;;) {
       // One row past the cap is enough to know it is exceeded.
       const want = Math.min(pageSize, maxRows + 1 - copied);
-      const page = await executeCompiled(db, paged, [source.projectId, want, copied]);
+      const page = await store.runHogQL(paged, [source.projectId, want, copied]);
       if (!layout) {
         layout = layoutOf(source.variables, page);
         const varCols = layout.varIdx.map((_, i) => `, v${i}`).join("");

@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { executeCompiled, type QueryRows } from "./execute";
+import { type AnalyticsStore, analyticsStore } from "../analytics";
+import type { QueryRows } from "../analytics/queries";
+import { createDb } from "../db/client";
 import { readTable } from "./materialized-table";
 import { type MaterializationConfig, type MaterializationStatus, Refresher } from "./refresher";
 import { ResultCache } from "./result-cache";
@@ -16,12 +18,14 @@ export type { MaterializationConfig, MaterializationStatus } from "./refresher";
  */
 export class EndpointMaterializer extends DurableObject<Env> {
   private readonly cache: ResultCache;
+  private readonly store: AnalyticsStore;
   readonly refresher: Refresher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.cache = new ResultCache(ctx.storage.sql);
-    this.refresher = new Refresher(ctx.storage, env.DB, (version) => this.cache.dropVersion(version));
+    this.store = analyticsStore(env, createDb(env.DB));
+    this.refresher = new Refresher(ctx.storage, this.store, (version) => this.cache.dropVersion(version));
     this.createTables();
   }
 
@@ -96,7 +100,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     if (stored && ready) rows = stored;
     else {
       try {
-        rows = await executeCompiled(this.env.DB, input.sql, input.params);
+        rows = await this.store.runHogQL(input.sql, input.params);
       } catch (error) {
         return { error: error instanceof Error ? error.message : String(error) };
       }

@@ -1,3 +1,4 @@
+import type { AnalyticsStore } from "../analytics";
 import {
   copyToStaging,
   dropTable,
@@ -51,7 +52,8 @@ export class Refresher {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly db: D1Database,
+    /** Where the versions' queries run (src/analytics/). */
+    private readonly store: AnalyticsStore,
     /** Called after a version's table is replaced (its cached run results are stale). */
     private readonly onRefreshed: (version: number) => void,
   ) {}
@@ -143,7 +145,7 @@ export class Refresher {
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
       const { columns } = await copyToStaging(
-        this.db,
+        this.store,
         this.storage,
         version,
         config,

@@ -1,4 +1,4 @@
-import type { Cell, QueryRows } from "./execute";
+import type { Cell, QueryRows } from "../analytics/queries";
 
 /** What the worker sends the endpoint's materializer Durable Object to run a version, and what it answers. */
 export interface RunInput {

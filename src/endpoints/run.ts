@@ -6,7 +6,7 @@ import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "
 import { sha256Hex } from "../lib/crypto";
 import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
-import type { Cell } from "./execute";
+import type { Cell } from "../analytics/queries";
 import { enableMaterialization, materializerFor } from "./materialization";
 import { classifyQueryError, classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, isBindable, isList, variablesByCode } from "./query";

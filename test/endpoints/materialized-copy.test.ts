@@ -1,11 +1,16 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { D1AnalyticsStore } from "../../src/analytics/d1/store";
+import { createDb } from "../../src/db/client";
 import { copyToStaging, swapTable, TooManyRows } from "../../src/endpoints/materialized-table";
 import type { EndpointMaterializer } from "../../src/endpoints/materializer";
 import { compileHogQL } from "../../src/hogql/compile";
 import { call, createProject } from "../helpers";
 import { seed } from "./fixtures";
+
+/** The D1 analytics store, which the refresher copies through. */
+const store = new D1AnalyticsStore(env.DB, createDb(env.DB));
 
 let project: number;
 const ns = env.ENDPOINT_MATERIALIZER as unknown as DurableObjectNamespace<EndpointMaterializer>;
@@ -39,7 +44,7 @@ describe("materialization copy", () => {
     expect(inline.length).toBe(30);
     for (const pageSize of [7, 10, 30, 100]) {
       const stored = await runInDurableObject(scratch(), async (_i, state) => {
-        const copy = await copyToStaging(env.DB, state.storage, 1, source, pageSize, 1000);
+        const copy = await copyToStaging(store, state.storage, 1, source, pageSize, 1000);
         state.storage.transactionSync(() => swapTable(state.storage.sql, 1, source.variables.length));
         const rows = state.storage.sql
           .exec<{ rn: number; row: string; v0: string }>("SELECT rn, row, v0 FROM mv_v1 ORDER BY rn")
@@ -63,7 +68,7 @@ describe("materialization copy", () => {
       [7, 29],
     ]) {
       const outcome = await runInDurableObject(scratch(), async (_i, state) => {
-        const error = await copyToStaging(env.DB, state.storage, 1, source, pageSize, maxRows).then(
+        const error = await copyToStaging(store, state.storage, 1, source, pageSize, maxRows).then(
           () => null,
           (e) => e,
         );
@@ -76,7 +81,7 @@ describe("materialization copy", () => {
       });
     }
     const exact = await runInDurableObject(scratch(), (_i, state) =>
-      copyToStaging(env.DB, state.storage, 1, source, 7, 30),
+      copyToStaging(store, state.storage, 1, source, 7, 30),
     );
     expect(exact.rows).toBe(30);
   });

@@ -2,15 +2,18 @@ import type { Db } from "../../db/client";
 import { cohortMembershipSql } from "../../shared/cohorts/membership";
 import type { CohortSql } from "../../shared/filters";
 import type {
+  Cell,
   CorrelationAnswer,
   CorrelationQuery,
   FunnelActorsQuery,
   LifecycleActorsQuery,
+  QueryRows,
   StickinessActorsQuery,
 } from "../queries";
 import type { AnalyticsStore } from "../store";
 import { correlation } from "./correlation";
 import { funnelActorIds } from "./funnel-actors";
+import { runHogQL } from "./hogql";
 import { lifecycleActorIds } from "./lifecycle";
 import { earliestEvent } from "./run";
 import { stickinessActorIds } from "./stickiness";
@@ -45,6 +48,10 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async stickinessActors(query: StickinessActorsQuery): Promise<number[]> {
     return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+  }
+
+  runHogQL(sql: string, params: Cell[]): Promise<QueryRows> {
+    return runHogQL(this.d1, sql, params);
   }
 
   /** Cohort membership SQL, loaded only when a filter of the question may refer to a cohort. */

@@ -1,15 +1,7 @@
-/** Rows of a query in PostHog's HogQL response form: row arrays in column order, plus ClickHouse-style types. */
-/** A SQLite value as D1 returns it. */
-export type Cell = string | number | boolean | null;
+import type { Cell, QueryRows } from "../queries";
 
-export interface QueryRows {
-  columns: string[];
-  types: [string, string][];
-  results: Cell[][];
-}
-
-/** Runs compiled SQL on D1 with bound parameters (the SQL text is never built from request values). */
-export async function executeCompiled(db: D1Database, sql: string, params: Cell[]): Promise<QueryRows> {
+/** Runs a HogQL query compiled to SQLite (src/hogql/) on D1, with bound parameters (the SQL text is never built from request values). */
+export async function runHogQL(db: D1Database, sql: string, params: Cell[]): Promise<QueryRows> {
   const [columns = [], ...results] = (await db
     .prepare(sql)
     .bind(...params)
