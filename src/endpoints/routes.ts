@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { Db } from "../db/client";
-import type { Env } from "../env";
-import { actorOf, type Principal } from "../lib/auth/principal";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { actorOf } from "../lib/auth/principal";
 import { jsonBody, jsonResponse as json } from "../lib/openapi";
 import { paginated, paginatedSchema, pageOf, PaginationQuery } from "../lib/pagination";
 import { createRouter, defineRoute, type RouteAuth } from "../lib/route";
@@ -173,44 +173,20 @@ export const endpointRoutes = createRouter()
     return c.json(await endpointRecord(c.env, origin(c.req.url), endpoint, await currentVersion(db, endpoint), 1), 201);
   })
   .openapi(retrieve, async (c) => {
-    const db = c.get("db");
-    const { endpoint, version, targeted } = await endpointVersion(
-      db,
-      c.get("project").id,
+    const { endpoint, version, targeted } = await requestedVersion(
+      c,
       c.req.valid("param").name,
       c.req.valid("query").version,
     );
-    const versionsCount = await countVersions(db, endpoint.id);
+    const versionsCount = await countVersions(c.get("db"), endpoint.id);
     return c.json(await recordFor(targeted)(c.env, origin(c.req.url), endpoint, version, versionsCount), 200);
   })
-  .openapi(updateConfig("patch"), async (c) => {
-    const { name } = c.req.valid("param");
-    const record = await update(
-      c.env,
-      c.get("db"),
-      c.get("project").id,
-      c.req.url,
-      name,
-      c.req.valid("json"),
-      c.req.valid("query").version,
-      c.get("principal"),
-    );
-    return c.json(record, 200);
-  })
-  .openapi(updateConfig("put"), async (c) => {
-    const { name } = c.req.valid("param");
-    const record = await update(
-      c.env,
-      c.get("db"),
-      c.get("project").id,
-      c.req.url,
-      name,
-      c.req.valid("json"),
-      c.req.valid("query").version,
-      c.get("principal"),
-    );
-    return c.json(record, 200);
-  })
+  .openapi(updateConfig("patch"), async (c) =>
+    c.json(await applyUpdate(c, c.req.valid("param").name, c.req.valid("json"), c.req.valid("query").version), 200),
+  )
+  .openapi(updateConfig("put"), async (c) =>
+    c.json(await applyUpdate(c, c.req.valid("param").name, c.req.valid("json"), c.req.valid("query").version), 200),
+  )
   .openapi(remove, async (c) => {
     await deleteEndpoint(c.env, c.get("db"), c.get("project").id, c.req.valid("param").name);
     return c.body(null, 204);
@@ -248,21 +224,11 @@ export const endpointRoutes = createRouter()
     return c.json(result, 200);
   })
   .openapi(status, async (c) => {
-    const { endpoint, version } = await endpointVersion(
-      c.get("db"),
-      c.get("project").id,
-      c.req.valid("param").name,
-      c.req.valid("query").version,
-    );
+    const { endpoint, version } = await requestedVersion(c, c.req.valid("param").name, c.req.valid("query").version);
     return c.json(await materializationInfo(c.env, endpoint, version), 200);
   })
   .openapi(openapi, async (c) => {
-    const { endpoint, version } = await endpointVersion(
-      c.get("db"),
-      c.get("project").id,
-      c.req.valid("param").name,
-      c.req.valid("query").version,
-    );
+    const { endpoint, version } = await requestedVersion(c, c.req.valid("param").name, c.req.valid("query").version);
     return c.json(endpointOpenApi(origin(c.req.url), endpoint, version), 200);
   })
   .openapi(lastExecutions, async (c) =>
@@ -270,17 +236,19 @@ export const endpointRoutes = createRouter()
   );
 
 /** PATCH and PUT share PostHog's update; a targeted version answers with the version-shaped record. */
-async function update(
-  env: Env,
-  db: Db,
-  projectId: number,
-  url: string,
+async function applyUpdate(
+  c: Context<AppEnv>,
   name: string,
   body: z.infer<typeof UpdateEndpointBody>,
   version: string | undefined,
-  principal: Principal,
 ) {
-  const result = await updateEndpoint(env, db, projectId, name, body, version, actorOf(principal).first_name);
+  const db = c.get("db");
+  const author = actorOf(c.get("principal")).first_name;
+  const result = await updateEndpoint(c.env, db, c.get("project").id, name, body, version, author);
   const versionsCount = await countVersions(db, result.endpoint.id);
-  return recordFor(result.targeted)(env, origin(url), result.endpoint, result.version, versionsCount);
+  return recordFor(result.targeted)(c.env, origin(c.req.url), result.endpoint, result.version, versionsCount);
 }
+
+/** The endpoint of the path and the version the request names (`?version=`), or its current one. */
+const requestedVersion = (c: Context<AppEnv>, name: string, version: string | undefined) =>
+  endpointVersion(c.get("db"), c.get("project").id, name, version);

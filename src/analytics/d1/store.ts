@@ -1,15 +1,7 @@
 import type { Db } from "../../db/client";
 import { cohortMembershipSql } from "../../shared/cohorts/membership";
 import type { CohortSql } from "../../shared/filters";
-import type {
-  Cell,
-  CorrelationAnswer,
-  CorrelationQuery,
-  FunnelActorsQuery,
-  LifecycleActorsQuery,
-  QueryRows,
-  StickinessActorsQuery,
-} from "../queries";
+import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { correlation } from "./correlation";
 import { funnelActorIds } from "./funnel-actors";
@@ -34,23 +26,23 @@ export class D1AnalyticsStore implements AnalyticsStore {
     return earliestEvent(this.d1, projectId);
   }
 
-  async funnelActors(query: FunnelActorsQuery): Promise<number[]> {
+  async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {
     return funnelActorIds(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
-  async correlation(query: CorrelationQuery): Promise<CorrelationAnswer> {
+  async correlation(query: Q.CorrelationQuery): Promise<Q.CorrelationAnswer> {
     return correlation(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
-  async lifecycleActors(query: LifecycleActorsQuery): Promise<number[]> {
+  async lifecycleActors(query: Q.LifecycleActorsQuery): Promise<number[]> {
     return lifecycleActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
   }
 
-  async stickinessActors(query: StickinessActorsQuery): Promise<number[]> {
+  async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
     return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
   }
 
-  runHogQL(sql: string, params: Cell[]): Promise<QueryRows> {
+  runHogQL(sql: string, params: Q.Cell[]): Promise<Q.QueryRows> {
     return runHogQL(this.d1, sql, params);
   }
 
