@@ -1,5 +1,5 @@
 import { validationError } from "../../lib/errors";
-import { addIntervals, fromLocal, localParts, startOfInterval } from "./zone";
+import { addIntervals, fromLocal, localParts, startOfInterval } from "../../lib/time/zone";
 
 /**
  * PostHog's date parameters, read in the project's time zone:
