@@ -1,4 +1,5 @@
 import { exactInstant, toWall } from "../../lib/time/zone";
+import { FILTER_FORM, parseRelative, timeBefore } from "../../lib/time/relative";
 
 /**
  * Date handling for `is_date_before/after/exact`, server semantics (flag-eval.md §4.4):
@@ -8,7 +9,6 @@ import { exactInstant, toWall } from "../../lib/time/zone";
  * date, so the operator does not match, as PostHog's matcher has it.
  */
 
-const RELATIVE = /^-?(\d+)([hdwmy])$/;
 const ABSOLUTE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -18,44 +18,13 @@ function instantOfWall(wall: number, zone: string | undefined): Date | undefined
   return instant === undefined ? undefined : new Date(instant);
 }
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-
-function minusMonths(date: Date, months: number): Date {
-  const d = new Date(date.getTime());
-  for (let i = 0; i < months; i++) {
-    const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
-    const month = (d.getUTCMonth() + 11) % 12;
-    const day = Math.min(d.getUTCDate(), daysInMonth(year, month));
-    d.setUTCFullYear(year, month, day);
-  }
-  return d;
-}
-
 /** The instant a relative date names, or undefined when `value` is not relative. */
 export function parseRelativeDate(value: string, now: Date, zone?: string): Date | undefined {
-  const match = RELATIVE.exec(value.trim());
-  if (!match) return undefined;
-  const n = Number(match[1]);
-  if (n >= 10_000) return undefined;
-  const wall = new Date(toWall(now.getTime(), zone || "UTC"));
-  let result: Date;
-  switch (match[2]) {
-    case "h":
-      result = new Date(wall.getTime() - n * 3_600_000);
-      break;
-    case "d":
-      result = new Date(wall.getTime() - n * 86_400_000);
-      break;
-    case "w":
-      result = new Date(wall.getTime() - n * 7 * 86_400_000);
-      break;
-    case "m":
-      result = minusMonths(wall, n);
-      break;
-    default:
-      result = minusMonths(wall, n * 12);
-  }
-  return instantOfWall(result.getTime(), zone);
+  const relative = parseRelative(value, FILTER_FORM);
+  // PostHog's guard against overflow: such a count is not a relative date.
+  if (!relative || relative.count >= 10_000) return undefined;
+  const wall = timeBefore(toWall(now.getTime(), zone || "UTC"), relative, "clamp");
+  return instantOfWall(wall, zone);
 }
 
 function offsetMinutes(zone: string | undefined): number {
