@@ -2,6 +2,7 @@ import { staticCohortsContaining } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";
+import { isObject } from "../lib/json";
 import { findPersonByDistinctId } from "../persons/lookup";
 import {
   compiledOf,
@@ -41,8 +42,6 @@ export interface Evaluation {
   /** Every flag of the payload (inactive ones included), for callers that report them. */
   flags: FlagDefinition[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Group properties for the group types the request names: stored ones overlaid by the request's.

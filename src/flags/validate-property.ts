@@ -1,4 +1,5 @@
 import { validationError } from "../lib/errors";
+import { isObject } from "../lib/json";
 import { parseFilterDate } from "./evaluation/dates";
 import type { PropertyFilter } from "./evaluation/types";
 
@@ -53,7 +54,6 @@ const SCALAR_OPERATORS = new Set(["regex", "not_regex", "icontains", "not_iconta
 const MAX_LIST_VALUES = 1000;
 
 const invalid = (detail: string, code = "invalid_input") => validationError(detail, "filters", code);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** One property filter of a condition (flags-api.md §4.3 rules 2, 3, 6-10); flag dependencies are collected into `dependsOn`. */
 export async function checkProperty(
