@@ -14,3 +14,13 @@ export function statement(db: Db, query: SQL | { toSQL(): { sql: string; params:
 export async function runBatch(db: Db, statements: (SQL | { toSQL(): { sql: string; params: unknown[] } })[]) {
   if (statements.length) await db.$client.batch(statements.map((s) => statement(db, s)));
 }
+
+/** D1 binds at most 100 parameters to a statement: a list bound one parameter per item goes in runs this long. */
+export const BOUND_LIST_LENGTH = 90;
+
+/** `items` in consecutive runs of at most `size` (the last may be shorter). */
+export function chunked<T>(items: T[], size = BOUND_LIST_LENGTH): T[][] {
+  const runs: T[][] = [];
+  for (let i = 0; i < items.length; i += size) runs.push(items.slice(i, i + size));
+  return runs;
+}
