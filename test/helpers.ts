@@ -71,3 +71,38 @@ export function envelope(res: { json: any }) {
   }
   return body as { type: string; code: string; detail: string; attr: string | null };
 }
+
+/** A `$groupidentify` through `/batch/` (how a project gets a group type and a group); the response, unchecked. */
+export function identifyGroup(
+  token: string,
+  type: string,
+  key: string,
+  set: Record<string, unknown> = {},
+  distinctId = key,
+) {
+  return call("/batch/", {
+    method: "POST",
+    key: null,
+    body: {
+      api_key: token,
+      batch: [
+        {
+          event: "$groupidentify",
+          distinct_id: distinctId,
+          properties: { $group_type: type, $group_key: key, $group_set: set },
+        },
+      ],
+    },
+  });
+}
+
+/** Flag filters that let everyone in, half on variant "a" and half on "b". */
+export const evenSplit = () => ({
+  groups: [{ rollout_percentage: 100 }],
+  multivariate: {
+    variants: [
+      { key: "a", rollout_percentage: 50 },
+      { key: "b", rollout_percentage: 50 },
+    ],
+  },
+});

@@ -1,4 +1,5 @@
 import { validationError } from "../lib/errors";
+import { isObject } from "../lib/json";
 import type { CapturedEvent } from "../persons/ingest/event";
 
 export interface RejectedEvent {
@@ -13,7 +14,6 @@ export interface CaptureRequest {
 }
 
 type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** PostHog refuses timestamps this far in the future and uses the receive time instead. */
 const MAX_FUTURE_MS = 23 * 3600 * 1000;

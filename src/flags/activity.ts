@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { actorOf, type Principal } from "../lib/auth/principal";
-import { nowIso } from "../lib/time";
+import { nowIso } from "../lib/time/iso";
 
 /**
  * Writing flag entries of the shared activity log (PostHog's `scope: "FeatureFlag"`; read through

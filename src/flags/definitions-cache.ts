@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
+import { sortedJson } from "../lib/json";
 import { getProject, getProjectByToken, isWellFormedProjectToken, type Project } from "../projects/service";
 import { buildDefinitions, type DefinitionsPayload } from "./definitions";
 
@@ -36,19 +37,6 @@ const MEMORY_TTL_MS = 1000;
 const memory = new Map<string, { entry: CachedDefinitions; at: number }>();
 
 const kvKey = (token: string, variant: Variant) => `flagdefs:v1:${token}:${variant}`;
-
-/** JSON with object keys sorted at every level (the bytes the ETag is computed over). */
-export function sortedJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, v[k]]),
-        )
-      : v,
-  );
-}
 
 async function entryFor(
   project: Project,

@@ -2,6 +2,8 @@ import { staticCohortsContaining } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { getGroupProperties } from "../groups/service";
+import { chunked } from "../lib/d1";
+import { isObject } from "../lib/json";
 import { findPersonByDistinctId } from "../persons/lookup";
 import {
   compiledOf,
@@ -42,8 +44,6 @@ export interface Evaluation {
   flags: FlagDefinition[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Group properties for the group types the request names: stored ones overlaid by the request's.
  * The D1 read is skipped when the request already sends every property the flags use. A failed
@@ -72,11 +72,10 @@ async function groupPropertiesFor(db: Db, projectId: number, compiled: CompiledD
   return withFailedKeys(out, failed, "database_error");
 }
 
-/** Static cohorts among `ids` that list the person (chunked under D1's parameter limit). */
+/** Static cohorts among `ids` that list the person. */
 async function staticMembershipOf(db: Db, personId: number, ids: number[]): Promise<Set<number>> {
   const out = new Set<number>();
-  for (let i = 0; i < ids.length; i += 90)
-    for (const id of await staticCohortsContaining(db, personId, ids.slice(i, i + 90))) out.add(id);
+  for (const chunk of chunked(ids)) for (const id of await staticCohortsContaining(db, personId, chunk)) out.add(id);
   return out;
 }
 

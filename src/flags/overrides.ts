@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { flagHashKeyOverrides } from "../db/schema";
+import { chunked } from "../lib/d1";
 
 /**
  * Experience continuity (flag-eval.md §1.3): the first time a person with an anonymous id is
@@ -16,19 +17,15 @@ export async function hashKeyOverrides(
 ): Promise<Record<string, string>> {
   if (!flagKeys.length) return {};
   if (anonDistinctId) {
-    for (let i = 0; i < flagKeys.length; i += 30) {
+    for (const chunk of chunked(flagKeys, 30)) {
       await db
         .insert(flagHashKeyOverrides)
-        .values(
-          flagKeys
-            .slice(i, i + 30)
-            .map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })),
-        )
+        .values(chunk.map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })))
         .onConflictDoNothing();
     }
   }
   const out: Record<string, string> = {};
-  for (let i = 0; i < flagKeys.length; i += 90) {
+  for (const chunk of chunked(flagKeys)) {
     const rows = await db
       .select({ key: flagHashKeyOverrides.featureFlagKey, hashKey: flagHashKeyOverrides.hashKey })
       .from(flagHashKeyOverrides)
@@ -36,7 +33,7 @@ export async function hashKeyOverrides(
         and(
           eq(flagHashKeyOverrides.projectId, projectId),
           eq(flagHashKeyOverrides.personId, personId),
-          inArray(flagHashKeyOverrides.featureFlagKey, flagKeys.slice(i, i + 90)),
+          inArray(flagHashKeyOverrides.featureFlagKey, chunk),
         ),
       );
     for (const r of rows) out[r.key] = r.hashKey;

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-o
 import { liveCohorts } from "../shared/cohorts/reads";
 import type { Db } from "../db/client";
 import { featureFlags } from "../db/schema";
+import { chunked } from "../lib/d1";
 import type { Page } from "../lib/pagination";
 import type { FlagRow } from "./row";
 import { escapeLike } from "../lib/like";
@@ -116,19 +117,15 @@ export async function liveFlagByKey(db: Db, projectId: number, key: string): Pro
     .get();
 }
 
-/** `{id: key}` for live flags among `ids` (chunked under D1's parameter limit). */
+/** `{id: key}` for live flags among `ids`. */
 export async function keysOf(db: Db, projectId: number, ids: number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  for (let i = 0; i < ids.length; i += 90) {
+  for (const chunk of chunked(ids)) {
     const rows = await db
       .select({ id: featureFlags.id, key: featureFlags.key })
       .from(featureFlags)
       .where(
-        and(
-          eq(featureFlags.projectId, projectId),
-          eq(featureFlags.deleted, false),
-          inArray(featureFlags.id, ids.slice(i, i + 90)),
-        ),
+        and(eq(featureFlags.projectId, projectId), eq(featureFlags.deleted, false), inArray(featureFlags.id, chunk)),
       );
     for (const r of rows) out.set(r.id, r.key);
   }
@@ -145,16 +142,12 @@ export async function cohortNames(db: Db, projectId: number, flags: FlagRow[]): 
 /** Marks flags as called, at most once a minute per project (run after the response). */
 export async function touchLastCalled(db: Db, projectId: number, keys: string[]): Promise<void> {
   const now = new Date().toISOString();
-  for (let i = 0; i < keys.length; i += 90) {
+  for (const chunk of chunked(keys)) {
     await db
       .update(featureFlags)
       .set({ lastCalledAt: now })
       .where(
-        and(
-          eq(featureFlags.projectId, projectId),
-          eq(featureFlags.deleted, false),
-          inArray(featureFlags.key, keys.slice(i, i + 90)),
-        ),
+        and(eq(featureFlags.projectId, projectId), eq(featureFlags.deleted, false), inArray(featureFlags.key, chunk)),
       );
   }
 }

@@ -1,4 +1,6 @@
 import { validationError } from "../lib/errors";
+import { isObject } from "../lib/json";
+import { OPERATORS as FILTER_OPERATORS } from "../shared/filters";
 import { parseFilterDate } from "./evaluation/dates";
 import type { PropertyFilter } from "./evaluation/types";
 
@@ -12,24 +14,11 @@ export interface FilterReferences {
   dependencyGraph(): Promise<Map<number, number[]>>;
 }
 
-const OPERATORS = new Set([
-  "exact",
-  "is_not",
-  "icontains",
-  "not_icontains",
+/** Flags evaluate every operator the SQL property filters compile, and these besides. */
+const OPERATORS = new Set<string>([
+  ...FILTER_OPERATORS,
   "icontains_multi",
   "not_icontains_multi",
-  "regex",
-  "not_regex",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "is_set",
-  "is_not_set",
-  "is_date_exact",
-  "is_date_before",
-  "is_date_after",
   "starts_with",
   "not_starts_with",
   "ends_with",
@@ -45,15 +34,12 @@ const OPERATORS = new Set([
   "semver_tilde",
   "semver_caret",
   "semver_wildcard",
-  "in",
-  "not_in",
   "flag_evaluates_to",
 ]);
 const SCALAR_OPERATORS = new Set(["regex", "not_regex", "icontains", "not_icontains", "gt", "gte", "lt", "lte"]);
 const MAX_LIST_VALUES = 1000;
 
 const invalid = (detail: string, code = "invalid_input") => validationError(detail, "filters", code);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** One property filter of a condition (flags-api.md §4.3 rules 2, 3, 6-10); flag dependencies are collected into `dependsOn`. */
 export async function checkProperty(

@@ -1,4 +1,5 @@
 import { validationError } from "../lib/errors";
+import { isObject } from "../lib/json";
 import type { Condition, FlagFilters } from "./evaluation/types";
 import { checkProperty, type FilterReferences } from "./validate-property";
 
@@ -14,7 +15,6 @@ export function checkKeyFormat(key: string) {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 function checkRollout(value: unknown, path: string) {

@@ -4,7 +4,7 @@ import { featureFlags } from "../db/schema";
 import type { Env } from "../env";
 import type { Principal } from "../lib/auth/principal";
 import { conflict, notFound, validationError } from "../lib/errors";
-import { nowIso } from "../lib/time";
+import { nowIso } from "../lib/time/iso";
 import { changesBetween, flagActivityInsert, type FlagActivity } from "./activity";
 import { refreshFlagDefinitions } from "./definitions-cache";
 import { flagRecord } from "./record";

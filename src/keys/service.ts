@@ -4,7 +4,7 @@ import { personalApiKeys } from "../db/schema";
 import type { Principal } from "../lib/auth/principal";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import type { Page } from "../lib/pagination";
-import { nowIso } from "../lib/time";
+import { nowIso } from "../lib/time/iso";
 
 export type PersonalApiKey = typeof personalApiKeys.$inferSelect;
 

@@ -48,3 +48,13 @@ export function chunkJson(rows: unknown[]): string[] {
   if (current.length) chunks.push(`[${current.join(",")}]`);
   return chunks;
 }
+
+/** D1 binds at most 100 parameters to a statement: a list bound one parameter per item goes in runs this long. */
+export const BOUND_LIST_LENGTH = 90;
+
+/** `items` in consecutive runs of at most `size` (the last may be shorter). */
+export function chunked<T>(items: T[], size = BOUND_LIST_LENGTH): T[][] {
+  const runs: T[][] = [];
+  for (let i = 0; i < items.length; i += size) runs.push(items.slice(i, i + size));
+  return runs;
+}

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../lib/errors";
-import { isValidTimeZone } from "../lib/time";
+import { isValidTimeZone } from "../lib/time/zone";
 import { parseFilterGroup } from "../shared/filters/types";
 import { ORGANIZATION } from "./organization";
 import type { Project, ProjectSettings } from "./service";

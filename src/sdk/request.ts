@@ -2,10 +2,9 @@ import type { Context } from "hono";
 import type { EvaluationRequest } from "../flags/evaluate-request";
 import { authenticationFailed, validationError } from "../lib/errors";
 import { DEFAULT_BODY_LIMIT } from "../lib/body-limit";
+import { isObject } from "../lib/json";
 import { decodeSdkBody } from "../lib/sdk-body";
 import { callerRuntime } from "./runtime";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The body of a /flags or /decide request as an object (`{}` when empty), whatever its encoding. */
 export async function sdkBodyOf(c: Context): Promise<Record<string, unknown>> {

@@ -126,3 +126,31 @@ export const sorted = (ids: string[]): string[] => [...ids].sort();
  * recordings: edgehog has no recordings, ignores `include_recordings` and answers `matched_recordings: []`.
  */
 export const RECORDINGS_ROW = "Persons analysis: include_recordings (ignored, matched_recordings is always [])";
+
+/** PostHog's person properties of `_create_events`: `name`, and `email` for p1. */
+export function namesOf(data: [string, string[]][]) {
+  return Object.fromEntries(
+    data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]),
+  );
+}
+
+/**
+ * The four persons (and their `$pageview` times) most of PostHog's lifecycle tests use, and its
+ * insight actors tests (test_insight_actors_query_runner.py) too.
+ */
+export const FOUR_PERSONS: [string, string[]][] = [
+  [
+    "p1",
+    [
+      "2020-01-11T12:00:00Z",
+      "2020-01-12T12:00:00Z",
+      "2020-01-13T12:00:00Z",
+      "2020-01-15T12:00:00Z",
+      "2020-01-17T12:00:00Z",
+      "2020-01-19T12:00:00Z",
+    ],
+  ],
+  ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
+  ["p3", ["2020-01-12T12:00:00Z"]],
+  ["p4", ["2020-01-15T12:00:00Z"]],
+];

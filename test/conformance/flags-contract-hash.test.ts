@@ -4,7 +4,7 @@ import { inRollout } from "../../src/flags/evaluation/condition";
 import { evaluateFlags } from "../../src/flags/evaluation/matcher";
 import type { FlagDefinition } from "../../src/flags/evaluation/types";
 import { contextFor } from "../flags/evaluator-context";
-import { call, createFlag, createProject } from "../helpers";
+import { call, createFlag, createProject, identifyGroup } from "../helpers";
 import {
   assertIntact,
   checkedCaseIds,
@@ -71,20 +71,7 @@ async function includedThroughFlags(
 ) {
   const project = await createProject();
   if (groupType) {
-    const res = await call("/batch/", {
-      method: "POST",
-      key: null,
-      body: {
-        api_key: project.api_token,
-        batch: [
-          {
-            event: "$groupidentify",
-            distinct_id: "setup",
-            properties: { $group_type: groupType, $group_key: "setup", $group_set: {} },
-          },
-        ],
-      },
-    });
+    const res = await identifyGroup(project.api_token, groupType, "setup");
     expect(res.status).toBe(200);
   }
   await createFlag(project.id, {

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { call, createFlag, createProject } from "../helpers";
+import { call, createFlag, createProject, identifyGroup } from "../helpers";
 import sourceText from "./flags-contract/SOURCE.json?raw";
 import manifestText from "./flags-contract/manifest.json?raw";
 import hashText from "./flags-contract/corpus/hash_sha1_60_v1.json?raw";
@@ -244,24 +244,11 @@ export interface Seeded {
   versionOf: Map<string, number>;
 }
 
-/** A `$groupidentify` through `/batch/`, which is how a project gets its group types. */
+/** The project's group types, in index order, each by one `$groupidentify`. */
 async function createGroupTypes(token: string, mapping: Record<string, string>) {
   const types = Object.entries(mapping).sort(([a], [b]) => Number(a) - Number(b));
   for (const [, name] of types) {
-    const res = await call("/batch/", {
-      method: "POST",
-      key: null,
-      body: {
-        api_key: token,
-        batch: [
-          {
-            event: "$groupidentify",
-            distinct_id: "conformance-setup",
-            properties: { $group_type: name, $group_key: "conformance-setup", $group_set: {} },
-          },
-        ],
-      },
-    });
+    const res = await identifyGroup(token, name, "conformance-setup");
     if (res.status !== 200) throw new Error(`group type ${name}: ${res.status} ${res.text}`);
   }
 }

@@ -1,11 +1,14 @@
+import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { at, captureJourneys, idRange, type Journeys } from "./analysis-helpers";
+import { at, captureJourneys, distinctIdSetOf, idRange, type Journeys, sorted } from "./analysis-helpers";
 
 /**
  * The data and filters PostHog's funnel correlation tests share
  * (test_funnel_correlations_persons.py, test_funnel_correlation_actors.py and
  * test_funnel_correlation.py repeat the same setups): each builder captures one setup into a fresh
- * project through `/batch/`; the questions and their assertions stay in each suite.
+ * project through `/batch/`. The questions and their assertions stay in each suite, but for the two
+ * test methods test_funnel_correlations_persons.py and test_funnel_correlation_actors.py hold alike,
+ * which are at the end, for each suite to run with its own way of asking.
  */
 
 /** The "user signed up" → "paid" funnel of January 2020. */
@@ -133,3 +136,42 @@ export const STRICT_RECORDED_FILTER = {
   funnel_correlation_type: "properties",
   funnel_correlation_property_values: [personExact("foo", "bar")],
 };
+
+/** How a suite asks for correlation actors: `get_actors` with that file's defaults. */
+export type AskCorrelation = (projectId: number, params: Record<string, unknown>) => Promise<unknown>;
+
+/** test_basic_funnel_correlation_with_events. */
+export async function basicFunnelCorrelationWithEvents(correlation: AskCorrelation) {
+  const { projectId, success, failure } = await basicCorrelationProject();
+  const ask = async (converted: boolean | undefined, event: string) =>
+    distinctIdSetOf(
+      await correlation(projectId, {
+        ...SIGNUP_PAID_FILTER,
+        funnel_correlation_type: "events",
+        funnel_correlation_person_converted: converted,
+        funnel_correlation_person_entity: entity(event),
+      }),
+    );
+  expect(await ask(true, "positively_related"), "positively_related successes").toEqual(sorted(success));
+  expect(await ask(false, "negatively_related"), "negatively_related failures").toEqual(sorted(failure));
+  expect(await ask(false, "positively_related"), "positively_related failures").toEqual(["user_fail"]);
+  expect(await ask(true, "negatively_related"), "negatively_related successes").toEqual(["user_succ"]);
+  expect(await ask(undefined, "positively_related"), "all positively_related").toEqual(
+    sorted([...success, "user_fail"]),
+  );
+  expect(await ask(undefined, "negatively_related"), "all negatively_related").toEqual(
+    sorted([...failure, "user_succ"]),
+  );
+}
+
+/** test_people_arent_returned_multiple_times. */
+export async function peopleArentReturnedMultipleTimes(correlation: AskCorrelation) {
+  const projectId = await duplicateEventProject();
+  const body = await correlation(projectId, {
+    ...SIGNUP_PAID_FILTER,
+    funnel_correlation_type: "events",
+    funnel_correlation_person_converted: true,
+    funnel_correlation_person_entity: entity("positively_related"),
+  });
+  expect(distinctIdSetOf(body)).toEqual(["user_1"]);
+}

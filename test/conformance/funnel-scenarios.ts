@@ -1,11 +1,22 @@
+import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { at, captureJourneys, idRange, type JourneyEvent, type Journeys } from "./analysis-helpers";
+import {
+  at,
+  captureJourneys,
+  distinctIdSetOf,
+  drillDownOk,
+  idRange,
+  type JourneyEvent,
+  type Journeys,
+} from "./analysis-helpers";
+import { agrees } from "./ledger";
 
 /**
  * The setup PostHog's three funnel persons test files share (test_funnel_persons.py,
  * test_funnel_strict_persons.py, test_funnel_unordered_persons.py): a three-step funnel over the
  * first week of May 2021 and `_create_sample_data_multiple_dropoffs`, whose journeys each file
- * writes for its own order type.
+ * writes for its own order type; and their way of asking, `funnelPersons` (`agreesOnStep` for the
+ * methods that ask one step and compare the persons).
  */
 export const MAY_FUNNEL_FILTER = {
   insight: "FUNNELS",
@@ -36,4 +47,22 @@ export async function multipleDropoffsProject(firstFive: [string, string][], nex
   for (const id of idRange("user_", 15, 35)) journeys[id] = journey([["step one", "2021-05-01T00:00:00Z"]]);
   await captureJourneys(project.api_token, journeys);
   return project.id;
+}
+
+/** `get_actors(filters, funnel_step, …)`: the funnel persons route's body for the filter and parameters. */
+export const funnelPersons = (projectId: number, params: Record<string, unknown>) =>
+  drillDownOk(projectId, "funnel", params);
+
+/** A test method that asks one `funnel_step` of a fresh `project()` and expects exactly the persons `expected`. */
+export function agreesOnStep(
+  name: string,
+  project: () => Promise<number>,
+  filter: Record<string, unknown>,
+  funnel_step: number,
+  expected: string[],
+) {
+  agrees(name, async () => {
+    const body = await funnelPersons(await project(), { ...filter, funnel_step });
+    expect(distinctIdSetOf(body)).toEqual(expected);
+  });
 }

@@ -3,22 +3,21 @@ import { createProject } from "../helpers";
 import {
   at,
   captureJourneys,
-  distinctIdSetOf,
   distinctIdsOf,
   drillDownOk,
   type Journeys,
   RECORDINGS_ROW,
   recordingsOf,
-  sorted,
 } from "./analysis-helpers";
 import {
   basicCorrelationProject,
+  basicFunnelCorrelationWithEvents,
   BETWEEN,
-  duplicateEventProject,
   entity,
   PAGEVIEW_ANALYZED,
   PAGEVIEW_ANALYZED_UPDATED,
   PAID,
+  peopleArentReturnedMultipleTimes,
   personExact,
   RECORDED_RANGE,
   recordedSessionProject,
@@ -56,39 +55,9 @@ const correlation = (projectId: number, params: Record<string, unknown>) =>
 conformance(
   { name: "PostHog funnel correlation actors tests (test_funnel_correlation_actors.py)", version: "03f2add8ef" },
   () => {
-    agrees("test_basic_funnel_correlation_with_events", async () => {
-      const { projectId, success, failure } = await basicCorrelationProject();
-      const ask = async (converted: boolean | undefined, event: string) =>
-        distinctIdSetOf(
-          await correlation(projectId, {
-            ...SIGNUP_PAID_FILTER,
-            funnel_correlation_type: "events",
-            funnel_correlation_person_converted: converted,
-            funnel_correlation_person_entity: entity(event),
-          }),
-        );
-      expect(await ask(true, "positively_related"), "positively_related successes").toEqual(sorted(success));
-      expect(await ask(false, "negatively_related"), "negatively_related failures").toEqual(sorted(failure));
-      expect(await ask(false, "positively_related"), "positively_related failures").toEqual(["user_fail"]);
-      expect(await ask(true, "negatively_related"), "negatively_related successes").toEqual(["user_succ"]);
-      expect(await ask(undefined, "positively_related"), "all positively_related").toEqual(
-        sorted([...success, "user_fail"]),
-      );
-      expect(await ask(undefined, "negatively_related"), "all negatively_related").toEqual(
-        sorted([...failure, "user_succ"]),
-      );
-    });
+    agrees("test_basic_funnel_correlation_with_events", () => basicFunnelCorrelationWithEvents(correlation));
 
-    agrees("test_people_arent_returned_multiple_times", async () => {
-      const projectId = await duplicateEventProject();
-      const body = await correlation(projectId, {
-        ...SIGNUP_PAID_FILTER,
-        funnel_correlation_type: "events",
-        funnel_correlation_person_converted: true,
-        funnel_correlation_person_entity: entity("positively_related"),
-      });
-      expect(distinctIdSetOf(body)).toEqual(["user_1"]);
-    });
+    agrees("test_people_arent_returned_multiple_times", () => peopleArentReturnedMultipleTimes(correlation));
 
     deliberate("test_funnel_correlation_on_event_with_recordings", RECORDINGS_ROW, async () => {
       // PostHog answers, for both questions, the "insight analyzed" event of session s2 in

@@ -1,15 +1,14 @@
 import { expect } from "vitest";
-import { distinctIdSetOf, distinctIdsOf, drillDownOk, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import { distinctIdsOf, drillDownOk, RECORDINGS_ROW, recordingsOf } from "./analysis-helpers";
 import {
-  basicCorrelationProject,
-  duplicateEventProject,
+  basicFunnelCorrelationWithEvents,
   entity,
   PAGEVIEW_ANALYZED,
   PAGEVIEW_ANALYZED_UPDATED,
+  peopleArentReturnedMultipleTimes,
   personExact,
   RECORDED_RANGE,
   recordedSessionProject,
-  SIGNUP_PAID_FILTER,
   STRICT_RECORDED_FILTER,
   strictRecordedProject,
 } from "./funnel-correlation-scenarios";
@@ -29,39 +28,9 @@ const correlation = (projectId: number, params: Record<string, unknown>) =>
 conformance(
   { name: "PostHog funnel correlation persons tests (test_funnel_correlations_persons.py)", version: "fd01c9c2a2" },
   () => {
-    agrees("test_basic_funnel_correlation_with_events", async () => {
-      const { projectId, success, failure } = await basicCorrelationProject();
-      const ask = async (converted: boolean | undefined, event: string) =>
-        distinctIdSetOf(
-          await correlation(projectId, {
-            ...SIGNUP_PAID_FILTER,
-            funnel_correlation_type: "events",
-            funnel_correlation_person_converted: converted,
-            funnel_correlation_person_entity: entity(event),
-          }),
-        );
-      expect(await ask(true, "positively_related"), "positively_related successes").toEqual(sorted(success));
-      expect(await ask(false, "negatively_related"), "negatively_related failures").toEqual(sorted(failure));
-      expect(await ask(false, "positively_related"), "positively_related failures").toEqual(["user_fail"]);
-      expect(await ask(true, "negatively_related"), "negatively_related successes").toEqual(["user_succ"]);
-      expect(await ask(undefined, "positively_related"), "all positively_related").toEqual(
-        sorted([...success, "user_fail"]),
-      );
-      expect(await ask(undefined, "negatively_related"), "all negatively_related").toEqual(
-        sorted([...failure, "user_succ"]),
-      );
-    });
+    agrees("test_basic_funnel_correlation_with_events", () => basicFunnelCorrelationWithEvents(correlation));
 
-    agrees("test_people_arent_returned_multiple_times", async () => {
-      const projectId = await duplicateEventProject();
-      const body = await correlation(projectId, {
-        ...SIGNUP_PAID_FILTER,
-        funnel_correlation_type: "events",
-        funnel_correlation_person_converted: true,
-        funnel_correlation_person_entity: entity("positively_related"),
-      });
-      expect(distinctIdSetOf(body)).toEqual(["user_1"]);
-    });
+    agrees("test_people_arent_returned_multiple_times", () => peopleArentReturnedMultipleTimes(correlation));
 
     deliberate("test_funnel_correlation_on_event_with_recordings", RECORDINGS_ROW, async () => {
       // PostHog answers the replay of session s2 in matched_recordings; edgehog answers `[]`.

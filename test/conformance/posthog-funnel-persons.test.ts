@@ -4,14 +4,13 @@ import {
   captureJourneys,
   distinctIdSetOf,
   distinctIdsOf,
-  drillDownOk,
   idRange,
   type Journeys,
   RECORDINGS_ROW,
   recordingsOf,
   sorted,
 } from "./analysis-helpers";
-import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
+import { agreesOnStep, funnelPersons, MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
@@ -71,32 +70,14 @@ const BREAKDOWN_FILTER = {
   ],
 };
 
-const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
-
 conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", version: "2d1e0dc3c8" }, () => {
-  agrees("test_first_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 1 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
-  });
+  agreesOnStep("test_first_step", multipleDropoffs, MAY_FUNNEL_FILTER, 1, sorted(idRange("user_", 0, 35)));
 
-  agrees("test_last_step", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 3 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
-  });
+  agreesOnStep("test_last_step", multipleDropoffs, MAY_FUNNEL_FILTER, 3, sorted(idRange("user_", 0, 5)));
 
-  agrees("test_second_step_dropoff", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: -2 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 15, 35)));
-  });
+  agreesOnStep("test_second_step_dropoff", multipleDropoffs, MAY_FUNNEL_FILTER, -2, sorted(idRange("user_", 15, 35)));
 
-  agrees("test_last_step_dropoff", async () => {
-    const projectId = await multipleDropoffs();
-    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: -3 });
-    expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
-  });
+  agreesOnStep("test_last_step_dropoff", multipleDropoffs, MAY_FUNNEL_FILTER, -3, sorted(idRange("user_", 5, 15)));
 
   agrees("test_basic_offset", async () => {
     // `_create_sample_data`: 110 persons who all do the three steps.
@@ -111,9 +92,9 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
     }
     await captureJourneys(project.api_token, journeys);
     // The first 100 people (the default page), then the 10 remaining.
-    const first = await funnel(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1 });
+    const first = await funnelPersons(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1 });
     expect(distinctIdsOf(first)).toHaveLength(100);
-    const rest = await funnel(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1, offset: 100 });
+    const rest = await funnelPersons(project.id, { ...MAY_FUNNEL_FILTER, funnel_step: 1, offset: 100 });
     expect(distinctIdsOf(rest)).toHaveLength(10);
     expect(sorted([...distinctIdsOf(first), ...distinctIdsOf(rest)])).toEqual(sorted(idRange("user_", 0, 110)));
   });
@@ -128,9 +109,9 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       [-3, [2], 10],
     ];
     for (const [step, custom, count] of cases) {
-      const results = distinctIdsOf(await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step }));
+      const results = distinctIdsOf(await funnelPersons(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step }));
       const custom_results = distinctIdsOf(
-        await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step, funnel_custom_steps: custom }),
+        await funnelPersons(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: step, funnel_custom_steps: custom }),
       );
       expect(custom_results, `funnel_step=${step} funnel_custom_steps=${JSON.stringify(custom)}`).toEqual(results);
       expect(results, `funnel_step=${step}`).toHaveLength(count);
@@ -146,7 +127,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       [[1, 3, 3, 1], 25],
     ];
     for (const [custom, count] of cases) {
-      const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_custom_steps: custom });
+      const body = await funnelPersons(projectId, { ...MAY_FUNNEL_FILTER, funnel_custom_steps: custom });
       expect(distinctIdsOf(body), `funnel_custom_steps=${JSON.stringify(custom)}`).toHaveLength(count);
     }
   });
@@ -154,48 +135,61 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
   agrees("test_steps_with_custom_steps_parameter_overrides_funnel_step", async () => {
     const projectId = await multipleDropoffs();
     // funnel_step=1 alone would mean custom steps [1, 2, 3]; the custom steps win.
-    const body = await funnel(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 1, funnel_custom_steps: [3] });
+    const body = await funnelPersons(projectId, { ...MAY_FUNNEL_FILTER, funnel_step: 1, funnel_custom_steps: [3] });
     expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
   });
 
   agrees("test_first_step_breakdowns", async () => {
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "event", breakdown: "$browser" };
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
+    expect(distinctIdSetOf(await funnelPersons(projectId, { ...filter, funnel_step: 1 }))).toEqual([
+      "person1",
+      "person2",
+    ]);
     expect(
-      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome"] })),
+      distinctIdSetOf(await funnelPersons(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome"] })),
     ).toEqual(["person1"]);
     expect(
-      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari"] })),
+      distinctIdSetOf(await funnelPersons(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari"] })),
     ).toEqual(["person2"]);
   });
 
   agrees("test_first_step_breakdowns_with_multi_property_breakdown", async () => {
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "event", breakdown: ["$browser", "$browser_version"] };
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
+    expect(distinctIdSetOf(await funnelPersons(projectId, { ...filter, funnel_step: 1 }))).toEqual([
+      "person1",
+      "person2",
+    ]);
     expect(
-      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome", "95"] })),
+      distinctIdSetOf(
+        await funnelPersons(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Chrome", "95"] }),
+      ),
     ).toEqual(["person1"]);
     expect(
-      distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari", "14"] })),
+      distinctIdSetOf(
+        await funnelPersons(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: ["Safari", "14"] }),
+      ),
     ).toEqual(["person2"]);
   });
 
   agrees("test_first_step_breakdown_person", async () => {
     const projectId = await browserBreakdownEvents();
     const filter = { ...BREAKDOWN_FILTER, breakdown_type: "person", breakdown: "$country" };
-    expect(distinctIdSetOf(await funnel(projectId, { ...filter, funnel_step: 1 }))).toEqual(["person1", "person2"]);
+    expect(distinctIdSetOf(await funnelPersons(projectId, { ...filter, funnel_step: 1 }))).toEqual([
+      "person1",
+      "person2",
+    ]);
     for (const [country, person] of [
       ["EE", "person2"],
       ["PL", "person1"],
     ]) {
       const results = distinctIdsOf(
-        await funnel(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: [country] }),
+        await funnelPersons(projectId, { ...filter, funnel_step: 1, funnel_step_breakdown: [country] }),
       );
       expect(results).toEqual([person]);
       // Custom steps give the same answer for breakdowns.
-      const custom = await funnel(projectId, {
+      const custom = await funnelPersons(projectId, {
         ...filter,
         funnel_step: 1,
         funnel_custom_steps: [1, 2, 3],
@@ -226,7 +220,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       events: MAY_FUNNEL_FILTER.events,
     };
     for (const step of [1, 2, -3]) {
-      const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
+      const body = await funnelPersons(project.id, { ...filter, funnel_step: step, include_recordings: true });
       expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);
       expect(recordingsOf(body), `funnel_step=${step}`).toEqual([[]]);
     }
@@ -255,7 +249,7 @@ conformance({ name: "PostHog funnel persons tests (test_funnel_persons.py)", ver
       breakdown_type: "event",
       breakdown: "$browser",
     };
-    const body = await funnel(project.id, { ...filter, funnel_step: 1, funnel_step_breakdown: ["test'123"] });
+    const body = await funnelPersons(project.id, { ...filter, funnel_step: 1, funnel_step_breakdown: ["test'123"] });
     expect(distinctIdsOf(body)).toEqual(["person1"]);
   });
 

@@ -1,17 +1,8 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import {
-  captureJourneys,
-  distinctIdSetOf,
-  distinctIdsOf,
-  drillDownOk,
-  idRange,
-  RECORDINGS_ROW,
-  recordingsOf,
-  sorted,
-} from "./analysis-helpers";
-import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
-import { agrees, conformance, deliberate } from "./ledger";
+import { captureJourneys, distinctIdsOf, idRange, RECORDINGS_ROW, recordingsOf, sorted } from "./analysis-helpers";
+import { agreesOnStep, funnelPersons, MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
+import { conformance, deliberate } from "./ledger";
 
 /**
  * PostHog's posthog/hogql_queries/insights/funnels/test/test_funnel_strict_persons.py, one case per
@@ -38,34 +29,22 @@ const multipleDropoffs = () =>
     ],
   );
 
-const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
-
 conformance(
   { name: "PostHog strict funnel persons tests (test_funnel_strict_persons.py)", version: "eca0858ad9" },
   () => {
-    agrees("test_first_step", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 1 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
-    });
+    agreesOnStep("test_first_step", multipleDropoffs, STRICT_FILTER, 1, sorted(idRange("user_", 0, 35)));
 
-    agrees("test_second_step", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 2 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
-    });
+    agreesOnStep("test_second_step", multipleDropoffs, STRICT_FILTER, 2, sorted(idRange("user_", 5, 15)));
 
-    agrees("test_second_step_dropoff", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: -2 });
-      expect(distinctIdSetOf(body)).toEqual(sorted([...idRange("user_", 0, 5), ...idRange("user_", 15, 35)]));
-    });
+    agreesOnStep(
+      "test_second_step_dropoff",
+      multipleDropoffs,
+      STRICT_FILTER,
+      -2,
+      sorted([...idRange("user_", 0, 5), ...idRange("user_", 15, 35)]),
+    );
 
-    agrees("test_third_step", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...STRICT_FILTER, funnel_step: 3 });
-      expect(distinctIdSetOf(body)).toEqual([]);
-    });
+    agreesOnStep("test_third_step", multipleDropoffs, STRICT_FILTER, 3, []);
 
     deliberate("test_strict_funnel_person_recordings", RECORDINGS_ROW, async () => {
       // Frozen at 2021-01-02T00:00:00Z. An interrupting event between steps two and three: the person
@@ -84,7 +63,7 @@ conformance(
       });
       const filter = { ...STRICT_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
       for (const step of [1, 2, -3]) {
-        const body = await funnel(project.id, { ...filter, funnel_step: step, include_recordings: true });
+        const body = await funnelPersons(project.id, { ...filter, funnel_step: step, include_recordings: true });
         expect(distinctIdsOf(body), `funnel_step=${step}`).toEqual(["user_1"]);
         expect(recordingsOf(body), `funnel_step=${step}`).toEqual([[]]);
       }

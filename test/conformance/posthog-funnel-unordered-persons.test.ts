@@ -1,16 +1,7 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import {
-  captureJourneys,
-  distinctIdSetOf,
-  distinctIdsOf,
-  drillDown,
-  drillDownOk,
-  idRange,
-  recordingsOf,
-  sorted,
-} from "./analysis-helpers";
-import { MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
+import { captureJourneys, distinctIdsOf, drillDown, idRange, recordingsOf, sorted } from "./analysis-helpers";
+import { agreesOnStep, funnelPersons, MAY_FUNNEL_FILTER, multipleDropoffsProject } from "./funnel-scenarios";
 import { agrees, conformance } from "./ledger";
 
 /**
@@ -34,8 +25,6 @@ const multipleDropoffs = () =>
     ],
   );
 
-const funnel = (projectId: number, params: Record<string, unknown>) => drillDownOk(projectId, "funnel", params);
-
 conformance(
   { name: "PostHog unordered funnel persons tests (test_funnel_unordered_persons.py)", version: "eca0858ad9" },
   () => {
@@ -49,29 +38,13 @@ conformance(
       }
     });
 
-    agrees("test_first_step", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 1 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 35)));
-    });
+    agreesOnStep("test_first_step", multipleDropoffs, UNORDERED_FILTER, 1, sorted(idRange("user_", 0, 35)));
 
-    agrees("test_last_step", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: 3 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 0, 5)));
-    });
+    agreesOnStep("test_last_step", multipleDropoffs, UNORDERED_FILTER, 3, sorted(idRange("user_", 0, 5)));
 
-    agrees("test_second_step_dropoff", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -2 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 15, 35)));
-    });
+    agreesOnStep("test_second_step_dropoff", multipleDropoffs, UNORDERED_FILTER, -2, sorted(idRange("user_", 15, 35)));
 
-    agrees("test_last_step_dropoff", async () => {
-      const projectId = await multipleDropoffs();
-      const body = await funnel(projectId, { ...UNORDERED_FILTER, funnel_step: -3 });
-      expect(distinctIdSetOf(body)).toEqual(sorted(idRange("user_", 5, 15)));
-    });
+    agreesOnStep("test_last_step_dropoff", multipleDropoffs, UNORDERED_FILTER, -3, sorted(idRange("user_", 5, 15)));
 
     agrees("test_unordered_funnel_does_not_return_recordings", async () => {
       // Frozen at 2021-01-02T00:00:00Z. PostHog also records a replay of session s1, which edgehog
@@ -85,7 +58,7 @@ conformance(
         ],
       });
       const filter = { ...UNORDERED_FILTER, date_from: "2021-01-01", date_to: "2021-01-08" };
-      const body = await funnel(project.id, { ...filter, funnel_step: 1, include_recordings: true });
+      const body = await funnelPersons(project.id, { ...filter, funnel_step: 1, include_recordings: true });
       expect(distinctIdsOf(body)).toEqual(["user_1"]);
       expect(recordingsOf(body)).toEqual([[]]);
     });

@@ -4,8 +4,10 @@ import {
   captureJourneys,
   distinctIdSetOf,
   drillDownOk,
+  FOUR_PERSONS,
   idRange,
   type Journeys,
+  namesOf,
   peopleOf,
   sorted,
 } from "./analysis-helpers";
@@ -27,31 +29,6 @@ function pageviews(data: [string, string[]][], event = "$pageview"): Journeys {
   );
 }
 
-/** PostHog's person properties of `_create_events`: `name`, and `email` for p1. */
-function namesOf(data: [string, string[]][]) {
-  return Object.fromEntries(
-    data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]),
-  );
-}
-
-/** The four persons most of PostHog's lifecycle tests use. */
-const FOUR: [string, string[]][] = [
-  [
-    "p1",
-    [
-      "2020-01-11T12:00:00Z",
-      "2020-01-12T12:00:00Z",
-      "2020-01-13T12:00:00Z",
-      "2020-01-15T12:00:00Z",
-      "2020-01-17T12:00:00Z",
-      "2020-01-19T12:00:00Z",
-    ],
-  ],
-  ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
-  ["p3", ["2020-01-12T12:00:00Z"]],
-  ["p4", ["2020-01-15T12:00:00Z"]],
-];
-
 async function projectWith(data: [string, string[]][], timezone?: string) {
   const project = await createProject(undefined, timezone);
   await captureJourneys(project.api_token, pageviews(data), namesOf(data));
@@ -68,7 +45,7 @@ conformance({ name: "PostHog lifecycle actors tests (test_lifecycle.py)", versio
   };
 
   agrees("test_lifecycle_trend_people", async () => {
-    const projectId = await projectWith(FOUR);
+    const projectId = await projectWith(FOUR_PERSONS);
 
     const returning = await drillDownOk(projectId, "lifecycle", {
       ...range,
@@ -118,7 +95,7 @@ conformance({ name: "PostHog lifecycle actors tests (test_lifecycle.py)", versio
   // PostHog only runs `get_people` with FILTER_TEST_ACCOUNTS and asserts no result; we also check what its
   // semantics give with the test team's filter (email not containing @posthog.com): p1 is left out.
   agrees("test_filter_test_accounts", async () => {
-    const projectId = await projectWith(FOUR);
+    const projectId = await projectWith(FOUR_PERSONS);
     const filters = [{ key: "email", value: "@posthog.com", operator: "not_icontains", type: "person" }];
     const set = await call(`/api/projects/${projectId}/`, { method: "PATCH", body: { test_account_filters: filters } });
     expect(set.status, set.text).toBe(200);
@@ -138,7 +115,7 @@ conformance(
     const range = { date_from: "2020-01-09", date_to: "2020-01-19", events: PAGEVIEW };
 
     agrees("test_insight_persons_lifecycle_query", async () => {
-      const projectId = await projectWith(FOUR, "US/Pacific");
+      const projectId = await projectWith(FOUR_PERSONS, "US/Pacific");
       const body = await drillDownOk(projectId, "lifecycle", {
         ...range,
         target_date: "2020-01-12",
@@ -151,7 +128,7 @@ conformance(
       // PostHog (week_start_day = MONDAY): the week of Monday 2020-01-13 → returning [p1].
       // edgehog's weeks start on Sunday: 2020-01-13 falls in the week of Sunday 2020-01-12 (12–18),
       // whose previous week (5–11) had p1 (11th) and p2 (9th): returning [p1, p2].
-      const projectId = await projectWith(FOUR, "US/Pacific");
+      const projectId = await projectWith(FOUR_PERSONS, "US/Pacific");
       const body = await drillDownOk(projectId, "lifecycle", {
         ...range,
         interval: "week",
@@ -162,7 +139,7 @@ conformance(
     });
 
     agrees("test_insight_persons_lifecycle_query_week_sunday", async () => {
-      const projectId = await projectWith(FOUR, "US/Pacific");
+      const projectId = await projectWith(FOUR_PERSONS, "US/Pacific");
       const body = await drillDownOk(projectId, "lifecycle", {
         ...range,
         interval: "week",

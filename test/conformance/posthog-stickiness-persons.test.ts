@@ -1,6 +1,14 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { captureJourneys, distinctIdSetOf, drillDownOk, type JourneyEvent, type Journeys } from "./analysis-helpers";
+import {
+  captureJourneys,
+  distinctIdSetOf,
+  drillDownOk,
+  FOUR_PERSONS,
+  type JourneyEvent,
+  type Journeys,
+  namesOf,
+} from "./analysis-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -76,36 +84,17 @@ conformance(
   () => {
     // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
     // StickinessQuery, team in US/Pacific. Persons are created at their first event, as PostHog's fixture.
-    const data: [string, string[]][] = [
-      [
-        "p1",
-        [
-          "2020-01-11T12:00:00Z",
-          "2020-01-12T12:00:00Z",
-          "2020-01-13T12:00:00Z",
-          "2020-01-15T12:00:00Z",
-          "2020-01-17T12:00:00Z",
-          "2020-01-19T12:00:00Z",
-        ],
-      ],
-      ["p2", ["2020-01-09T12:00:00Z", "2020-01-12T12:00:00Z"]],
-      ["p3", ["2020-01-12T12:00:00Z"]],
-      ["p4", ["2020-01-15T12:00:00Z"]],
-    ];
-
     agrees("test_insight_persons_stickiness_query", async () => {
       const project = await createProject(undefined, "US/Pacific");
       await captureJourneys(
         project.api_token,
         Object.fromEntries(
-          data.map(([id, ts]) => [
+          FOUR_PERSONS.map(([id, ts]) => [
             id,
             ts.map((timestamp) => ({ event: "$pageview", timestamp, properties: { $group_0: "org:1" } })),
           ]),
         ),
-        Object.fromEntries(
-          data.map(([id]) => [id, { name: id, ...(id === "p1" ? { email: "test@posthog.com" } : {}) }]),
-        ),
+        namesOf(FOUR_PERSONS),
       );
       const body = await drillDownOk(project.id, "stickiness", {
         date_from: "2020-01-09",

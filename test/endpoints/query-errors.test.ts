@@ -4,6 +4,20 @@ import { classifyQueryError, classifyStubError, queryFailureError } from "../../
 /** D1's error texts as its binding raises them (local D1 and Cloudflare's both use this form). */
 const d1 = (message: string) => new Error(`D1_ERROR: ${message}`);
 
+/** The body of every 500: nothing of the cause. */
+const SERVER_ERROR_BODY = { type: "server_error", code: "error", detail: "A server error occurred.", attr: null };
+
+/** Runs `check` with console.error silenced: server failures are logged, which would only clutter the test output. */
+function quietly(check: () => void) {
+  const errors = console.error;
+  console.error = () => {};
+  try {
+    check();
+  } finally {
+    console.error = errors;
+  }
+}
+
 describe("classifying D1 failures of a run", () => {
   it("a SQLite error caused by the query is the caller's 400, cleaned of compiled internals", () => {
     const cases: [string, string][] = [
@@ -58,9 +72,7 @@ describe("classifying D1 failures of a run", () => {
       "database is locked: SQLITE_BUSY",
       "the query timed out: SQLITE_ERROR",
     ];
-    const errors = console.error;
-    console.error = () => {};
-    try {
+    quietly(() => {
       for (const raw of retryable) {
         const failure = classifyQueryError(d1(raw));
         expect(failure, raw).toMatchObject({ kind: "server", retryable: true });
@@ -80,16 +92,9 @@ describe("classifying D1 failures of a run", () => {
       ]) {
         const failure = classifyQueryError(raw);
         expect(failure).toMatchObject({ kind: "server", retryable: false });
-        expect(queryFailureError(failure, "test").toBody()).toEqual({
-          type: "server_error",
-          code: "error",
-          detail: "A server error occurred.",
-          attr: null,
-        });
+        expect(queryFailureError(failure, "test").toBody()).toEqual(SERVER_ERROR_BODY);
       }
-    } finally {
-      console.error = errors;
-    }
+    });
   });
 
   it("a failed call to the endpoint's Durable Object is a 5xx, retryable when Workers marks it so", () => {
@@ -102,18 +107,9 @@ describe("classifying D1 failures of a run", () => {
     expect(classifyStubError(overloaded)).toMatchObject({ kind: "server", retryable: true });
     expect(classifyStubError(reset)).toMatchObject({ kind: "server", retryable: true });
     expect(classifyStubError(broken)).toMatchObject({ kind: "server", retryable: false });
-    const errors = console.error;
-    console.error = () => {};
-    try {
+    quietly(() => {
       expect(queryFailureError(classifyStubError(overloaded), "test").status).toBe(503);
-      expect(queryFailureError(classifyStubError(broken), "test").toBody()).toEqual({
-        type: "server_error",
-        code: "error",
-        detail: "A server error occurred.",
-        attr: null,
-      });
-    } finally {
-      console.error = errors;
-    }
+      expect(queryFailureError(classifyStubError(broken), "test").toBody()).toEqual(SERVER_ERROR_BODY);
+    });
   });
 });

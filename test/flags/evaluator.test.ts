@@ -184,6 +184,27 @@ describe("dates in the project's time zone", () => {
     // An explicit offset wins over the project's zone.
     expect(matchProperty({ ...before, value: "2022-05-01T00:00:00Z" }, late, new Date(), "Europe/Paris")).toBe(true);
   });
+
+  it("is_date_before across a spring-forward gap: a date the project's clocks skip matches nothing", () => {
+    // New York jumps from 02:00 EST (07:00Z) to 03:00 EDT on 2024-03-10. PostHog's server reads a date
+    // without an offset in the team's zone, and one that never happens there as no date, so the
+    // operator is false whatever the person's date (rust/feature-flags, properties/relative_date.rs
+    // `naive_to_utc_in_tz` and property_matching.rs `parse_date_string_in_tz`).
+    const NY = "America/New_York";
+    const inGap = { key: "d", type: "person", operator: "is_date_before", value: "2024-03-10 02:30:00" };
+    expect(matchProperty(inGap, { d: "2024-03-10T06:15:00Z" }, new Date(), NY)).toBe(false); // 01:15 EST
+    expect(matchProperty(inGap, { d: "2024-03-10T07:45:00Z" }, new Date(), NY)).toBe(false); // 03:45 EDT
+    // Either side of the gap a date takes that side's offset: 01:59 EST is 06:59Z, 03:00 EDT is 07:00Z.
+    const lastBefore = { ...inGap, value: "2024-03-10 01:59:00" };
+    expect(matchProperty(lastBefore, { d: "2024-03-10T06:58:00Z" }, new Date(), NY)).toBe(true);
+    expect(matchProperty(lastBefore, { d: "2024-03-10T06:59:00Z" }, new Date(), NY)).toBe(false);
+    const firstAfter = { ...inGap, value: "2024-03-10 03:00:00" };
+    expect(matchProperty(firstAfter, { d: "2024-03-10T06:59:00Z" }, new Date(), NY)).toBe(true);
+    expect(matchProperty(firstAfter, { d: "2024-03-10T07:00:00Z" }, new Date(), NY)).toBe(false);
+    // The person's own date is read the same way.
+    expect(matchProperty(firstAfter, { d: "2024-03-10 02:30:00" }, new Date(), NY)).toBe(false);
+    expect(matchProperty(firstAfter, { d: "2024-03-10 01:30:00" }, new Date(), NY)).toBe(true);
+  });
 });
 
 describe("stored data that could not be read", () => {

@@ -27,7 +27,11 @@ beforeAll(async () => {
   ]);
 });
 
-async function plansOf(run: (ctx: AnalysisContext) => Promise<unknown>) {
+/** An analysis view: funnelActors, correlationActors, lifecycleActors or stickinessActors. */
+type View = typeof funnelActors;
+
+/** The plans SQLite makes for the statements `view` prepares to answer `input`. */
+async function plansOf(view: View, input: Parameters<View>[1]) {
   const statements: { sql: string; values: unknown[] }[] = [];
   const spy = {
     prepare(sql: string) {
@@ -57,7 +61,7 @@ async function plansOf(run: (ctx: AnalysisContext) => Promise<unknown>) {
     store: new D1AnalyticsStore(spy, db),
     db,
   };
-  await run(ctx);
+  await view(ctx, input, "http://x/");
   const plans: string[] = [];
   for (const s of statements.filter((s) => !/min\(timestamp\)/.test(s.sql))) {
     const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
@@ -75,13 +79,13 @@ const noFullScan = (plan: string) => expect(plan).not.toMatch(/SCAN (x|events)\b
 describe("query plans", () => {
   for (const order of ["ordered", "strict", "unordered"]) {
     it(`${order} funnel seeks events by index`, async () => {
-      const plan = await plansOf((ctx) =>
-        funnelActors(
-          ctx,
-          { events: STEPS, funnel_step: "2", funnel_order_type: order, date_from: "-30d", breakdown: "$browser" },
-          "http://x/",
-        ),
-      );
+      const plan = await plansOf(funnelActors, {
+        events: STEPS,
+        funnel_step: "2",
+        funnel_order_type: order,
+        date_from: "-30d",
+        breakdown: "$browser",
+      });
       expect(plan).toMatch(/events_project_person_timestamp_idx/);
       expect(plan).toMatch(/events_project_event_timestamp_idx|events_project_timestamp_idx/);
       noFullScan(plan);
@@ -92,39 +96,35 @@ describe("query plans", () => {
     });
   }
 
-  it("correlation, lifecycle and stickiness seek events by index", async () => {
-    const correlation = await plansOf((ctx) =>
-      correlationActors(
-        ctx,
-        {
-          events: STEPS,
-          date_from: "-30d",
-          include_correlation: "true",
-          funnel_correlation_person_entity: '{"id":"X"}',
-        },
-        "http://x/",
-      ),
-    );
-    expect(correlation).toMatch(/events_project_person_timestamp_idx/);
-    noFullScan(correlation);
-    const lifecycle = await plansOf((ctx) =>
-      lifecycleActors(
-        ctx,
-        { events: '[{"id":"A"}]', target_date: "-3d", lifecycle_type: "dormant", date_from: "-7d" },
-        "http://x/",
-      ),
-    );
-    expect(lifecycle).toMatch(/events_project_event_timestamp_idx/);
-    noFullScan(lifecycle);
-    const stickiness = await plansOf((ctx) =>
-      stickinessActors(
-        ctx,
-        { entity_id: "A", entity_type: "events", stickiness_days: "1", date_from: "-7d" },
-        "http://x/",
-      ),
-    );
-    expect(stickiness).toMatch(/events_project_event_timestamp_idx/);
-    noFullScan(stickiness);
+  const views: [string, View, Parameters<View>[1], RegExp][] = [
+    [
+      "correlation",
+      correlationActors,
+      {
+        events: STEPS,
+        date_from: "-30d",
+        include_correlation: "true",
+        funnel_correlation_person_entity: '{"id":"X"}',
+      },
+      /events_project_person_timestamp_idx/,
+    ],
+    [
+      "lifecycle",
+      lifecycleActors,
+      { events: '[{"id":"A"}]', target_date: "-3d", lifecycle_type: "dormant", date_from: "-7d" },
+      /events_project_event_timestamp_idx/,
+    ],
+    [
+      "stickiness",
+      stickinessActors,
+      { entity_id: "A", entity_type: "events", stickiness_days: "1", date_from: "-7d" },
+      /events_project_event_timestamp_idx/,
+    ],
+  ];
+  it.each(views)("%s seeks events by index", async (_name, view, input, index) => {
+    const plan = await plansOf(view, input);
+    expect(plan).toMatch(index);
+    noFullScan(plan);
   });
 });
 

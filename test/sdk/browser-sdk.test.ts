@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject, envelope, createFlag as createProjectFlag } from "../helpers";
+import { call, createKey, createProject, envelope, evenSplit, createFlag as createProjectFlag } from "../helpers";
 
 /**
  * What posthog-js needs from the SDK surface: CORS from any site, bodies as it sends them (gzip
@@ -403,15 +403,7 @@ describe("what posthog-js sends on /flags", () => {
     await createFlag({
       key: "by-device",
       bucketing_identifier: "device_id",
-      filters: {
-        groups: [{ rollout_percentage: 100 }],
-        multivariate: {
-          variants: [
-            { key: "a", rollout_percentage: 50 },
-            { key: "b", rollout_percentage: 50 },
-          ],
-        },
-      },
+      filters: evenSplit(),
     });
     const variants = new Set<string>();
     for (let i = 0; i < 20; i++) {

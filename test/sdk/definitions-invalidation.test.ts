@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject } from "../helpers";
+import { call, createKey, createProject, identifyGroup } from "../helpers";
 
 /**
  * The cached local-evaluation payload embeds cohorts, the group type mapping and the project's
@@ -67,20 +67,7 @@ describe("definitions cache invalidation across areas", () => {
   it("rewrites the payload when capture introduces a group type", async () => {
     const before = await definitions();
     expect(before.json.group_type_mapping).toEqual({});
-    const captured = await call("/batch/", {
-      method: "POST",
-      key: null,
-      body: {
-        api_key: project.api_token,
-        batch: [
-          {
-            event: "$groupidentify",
-            distinct_id: "u1",
-            properties: { $group_type: "company", $group_key: "acme", $group_set: { plan: "pro" } },
-          },
-        ],
-      },
-    });
+    const captured = await identifyGroup(project.api_token, "company", "acme", { plan: "pro" }, "u1");
     expect(captured.status).toBe(200);
     const after = await definitions(before.headers.get("etag")!);
     expect(after.status).toBe(200);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject, envelope, createFlag as createProjectFlag } from "../helpers";
+import { call, createKey, createProject, envelope, evenSplit, createFlag as createProjectFlag } from "../helpers";
 
 let project: { id: number; api_token: string };
 const flagsUrl = (v = "2") => `/flags/?v=${v}`;
@@ -21,15 +21,7 @@ beforeAll(async () => {
   await createFlag({ key: "off", active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
   await createFlag({
     key: "mv",
-    filters: {
-      groups: [{ rollout_percentage: 100 }],
-      multivariate: {
-        variants: [
-          { key: "a", rollout_percentage: 50 },
-          { key: "b", rollout_percentage: 50 },
-        ],
-      },
-    },
+    filters: evenSplit(),
   });
 });
 

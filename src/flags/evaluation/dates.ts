@@ -1,94 +1,30 @@
+import { exactInstant, toWall } from "../../lib/time/zone";
+import { FILTER_FORM, parseRelative, timeBefore } from "../../lib/time/relative";
+
 /**
  * Date handling for `is_date_before/after/exact`, server semantics (flag-eval.md §4.4):
  * a relative value `-?N[hdwmy]` means "now minus N units" on the project's wall clock (months
  * step one at a time, clamping the day at each step); otherwise an absolute date. Dates without
- * an offset are read in the project's time zone.
+ * an offset are read in the project's time zone; one its clocks skip (a spring-forward gap) is no
+ * date, so the operator does not match, as PostHog's matcher has it.
  */
 
-const RELATIVE = /^-?(\d+)([hdwmy])$/;
 const ABSOLUTE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-
-function minusMonths(date: Date, months: number): Date {
-  const d = new Date(date.getTime());
-  for (let i = 0; i < months; i++) {
-    const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
-    const month = (d.getUTCMonth() + 11) % 12;
-    const day = Math.min(d.getUTCDate(), daysInMonth(year, month));
-    d.setUTCFullYear(year, month, day);
-  }
-  return d;
+/** A wall time of the project's clock as a Date; no zone means UTC. */
+function instantOfWall(wall: number, zone: string | undefined): Date | undefined {
+  const instant = exactInstant(wall, zone || "UTC");
+  return instant === undefined ? undefined : new Date(instant);
 }
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-/** Minutes the zone is ahead of UTC at `instant`. */
-function zoneOffsetMinutes(zone: string, instant: number): number {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formats.set(zone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-  );
-  return Math.round((wall - Math.floor(instant / 1000) * 1000) / 60_000);
-}
-
-const isUtc = (zone: string | undefined) => !zone || zone === "UTC" || zone === "Etc/UTC";
-
-/** The instant of a wall-clock time (expressed as UTC milliseconds) in `zone`. */
-function fromWall(wall: number, zone: string | undefined): number {
-  if (isUtc(zone)) return wall;
-  const guess = wall - zoneOffsetMinutes(zone!, wall) * 60_000;
-  return wall - zoneOffsetMinutes(zone!, guess) * 60_000;
-}
-
-const toWall = (instant: number, zone: string | undefined) =>
-  isUtc(zone) ? instant : instant + zoneOffsetMinutes(zone!, instant) * 60_000;
 
 /** The instant a relative date names, or undefined when `value` is not relative. */
 export function parseRelativeDate(value: string, now: Date, zone?: string): Date | undefined {
-  const match = RELATIVE.exec(value.trim());
-  if (!match) return undefined;
-  const n = Number(match[1]);
-  if (n >= 10_000) return undefined;
-  const wall = new Date(toWall(now.getTime(), zone));
-  let result: Date;
-  switch (match[2]) {
-    case "h":
-      result = new Date(wall.getTime() - n * 3_600_000);
-      break;
-    case "d":
-      result = new Date(wall.getTime() - n * 86_400_000);
-      break;
-    case "w":
-      result = new Date(wall.getTime() - n * 7 * 86_400_000);
-      break;
-    case "m":
-      result = minusMonths(wall, n);
-      break;
-    default:
-      result = minusMonths(wall, n * 12);
-  }
-  return new Date(fromWall(result.getTime(), zone));
+  const relative = parseRelative(value, FILTER_FORM);
+  // PostHog's guard against overflow: such a count is not a relative date.
+  if (!relative || relative.count >= 10_000) return undefined;
+  const wall = timeBefore(toWall(now.getTime(), zone || "UTC"), relative, "clamp");
+  return instantOfWall(wall, zone);
 }
 
 function offsetMinutes(zone: string | undefined): number {
@@ -105,8 +41,8 @@ export function parseAbsoluteDate(value: string, projectZone?: string): Date | u
     const [, y, mo, d, h, mi, s, frac, zone] = match;
     const ms = frac ? Number(`0.${frac}`) * 1000 : 0;
     const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
-    const date = new Date(zone ? wall - offsetMinutes(zone) * 60_000 : fromWall(wall, projectZone));
-    return Number.isNaN(date.getTime()) ? undefined : date;
+    const date = zone ? new Date(wall - offsetMinutes(zone) * 60_000) : instantOfWall(wall, projectZone);
+    return date && !Number.isNaN(date.getTime()) ? date : undefined;
   }
   // Anything else Date understands (RFC 2822 and friends); there is no meaningful local zone here.
   const parsed = Date.parse(value);

@@ -1,5 +1,6 @@
 import { validationError } from "../../lib/errors";
-import { addIntervals, fromLocal, localParts, startOfInterval } from "./zone";
+import { parseRelative, RANGE_FORM, timeBefore } from "../../lib/time/relative";
+import { addIntervals, fromLocal, localParts, startOfInterval, toWall } from "../../lib/time/zone";
 
 /**
  * PostHog's date parameters, read in the project's time zone:
@@ -15,7 +16,6 @@ export interface DateRange {
   to: number;
 }
 
-const RELATIVE = /^-(\d{1,5})([hdwmqy])$/;
 const PERIOD_START = /^([dwmqy])Start$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/;
@@ -29,21 +29,13 @@ function startOfDay(instant: number, zone: string) {
 
 function parseOne(raw: string, zone: string, now: number, attr: string): Parsed {
   const value = raw.trim();
-  const rel = RELATIVE.exec(value);
-  if (rel) {
-    const n = Number(rel[1]);
-    const unit = rel[2];
-    if (unit === "h") return { instant: startOfInterval(now - n * 3_600_000, "hour", zone), wholeDay: false };
-    const p = localParts(now, zone);
-    const back: Record<string, [number, number, number]> = {
-      d: [0, 0, n],
-      w: [0, 0, 7 * n],
-      m: [0, n, 0],
-      q: [0, 3 * n, 0],
-      y: [n, 0, 0],
-    };
-    const [y, m, d] = back[unit];
-    return { instant: fromLocal(zone, p.year - y, p.month - m, p.day - d), wholeDay: true };
+  const relative = parseRelative(value, RANGE_FORM);
+  if (relative) {
+    // Hours count back on the clock, to the start of that hour; the rest on the calendar, to the start of that day.
+    if (relative.unit === "h")
+      return { instant: startOfInterval(timeBefore(now, relative, "overflow"), "hour", zone), wholeDay: false };
+    const day = new Date(timeBefore(toWall(now, zone), relative, "overflow"));
+    return { instant: fromLocal(zone, day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()), wholeDay: true };
   }
   const start = PERIOD_START.exec(value);
   if (start) {

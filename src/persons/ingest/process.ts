@@ -57,6 +57,17 @@ export const isIllegalDistinctId = (id: string) =>
 /** True when an event asks for person processing (PostHog's `$process_person_profile`). */
 export const processesPerson = (event: CapturedEvent) => event.properties.$process_person_profile !== false;
 
+/** The persons as the pass has them so far. */
+interface PersonPass {
+  /** distinct id → person; a person merged away since points on through `mergedInto`. */
+  byDistinctId: Map<string, PersonDraft>;
+  /** Persons this request creates and that are still live. */
+  created: Set<PersonDraft>;
+  merges: MergeOp[];
+  /** The uuid to give the person created for a distinct id, where the caller chose one. */
+  uuids: Map<string, string>;
+}
+
 /**
  * Applies the events, in order, to the persons in memory, following PostHog's person-state rules:
  * unknown distinct ids create persons; `$identify` / `$create_alias` / `$merge_dangerously` link or
@@ -64,103 +75,122 @@ export const processesPerson = (event: CapturedEvent) => event.properties.$proce
  * and `$unset` then update the event's person; `$groupidentify` upserts the group.
  */
 export function planIngest(state: IngestState, events: CapturedEvent[], uuids: Map<string, string>): IngestPlan {
-  const current = new Map(state.loaded);
-  const created = new Set<PersonDraft>();
-  const merges: MergeOp[] = [];
+  const pass: PersonPass = { byDistinctId: new Map(state.loaded), created: new Set(), merges: [], uuids };
   const groups: GroupUpsert[] = [];
-  const newGroupTypes: { groupType: string; index: number }[] = [];
-
-  const resolve = (person: PersonDraft) => {
-    while (person.mergedInto) person = person.mergedInto;
-    return person;
-  };
-  const lookup = (distinctId: string) => {
-    const person = current.get(distinctId);
-    return person ? resolve(person) : undefined;
-  };
-  const create = (distinctIds: string[], at: string, identified: boolean): PersonDraft => {
-    const person: PersonDraft = {
-      uuid: uuids.get(distinctIds[0]) ?? crypto.randomUUID(),
-      id: null,
-      properties: {},
-      isIdentified: identified,
-      createdAt: at,
-      version: 0,
-      loadedVersion: null,
-      changed: true,
-      mergedInto: null,
-    };
-    created.add(person);
-    for (const id of distinctIds) current.set(id, person);
-    return person;
-  };
-
-  const merge = (otherId: string, intoId: string, event: CapturedEvent): PersonDraft | undefined => {
-    if (otherId === intoId || isIllegalDistinctId(otherId) || isIllegalDistinctId(intoId)) return undefined;
-    const other = lookup(otherId);
-    const into = lookup(intoId);
-    if (other && !into) {
-      current.set(intoId, other);
-      return other;
-    }
-    if (into && !other) {
-      current.set(otherId, into);
-      return into;
-    }
-    if (!other || !into) return create([intoId, otherId], event.timestamp, true);
-    if (other === into) return into;
-    if (other.isIdentified && event.event !== "$merge_dangerously") return into;
-    // On a conflicting key the person of `distinct_id` (the merge target) wins.
-    into.properties = { ...other.properties, ...into.properties };
-    // biome-ignore lint/complexity/useMathMinMax: ISO timestamp strings, where the smaller string is the earlier time.
-    into.createdAt = other.createdAt < into.createdAt ? other.createdAt : into.createdAt;
-    into.version = Math.max(into.version, other.version) + 1;
-    into.changed = true;
-    other.mergedInto = into;
-    if (other.id !== null) merges.push({ source: other, target: into });
-    else created.delete(other);
-    return into;
-  };
-
+  const newGroupTypes: IngestPlan["newGroupTypes"] = [];
   for (const event of events) {
     if (event.event === "$groupidentify") collectGroup(event, state.groupTypes, newGroupTypes, groups);
-    if (!processesPerson(event)) continue;
-    const props = event.properties;
-    let identified = false;
-    if (
-      (event.event === "$create_alias" || event.event === "$merge_dangerously") &&
-      props.alias != null &&
-      props.alias !== ""
-    ) {
-      identified = merge(String(props.alias), event.distinctId, event) !== undefined;
-    } else if (event.event === "$identify" && "$anon_distinct_id" in props && props.$anon_distinct_id != null) {
-      identified = merge(String(props.$anon_distinct_id), event.distinctId, event) !== undefined;
-    }
-    const person = lookup(event.distinctId) ?? create([event.distinctId], event.timestamp, false);
-    if (identified && !person.isIdentified) {
-      person.isIdentified = true;
-      person.changed = true;
-    }
-    if (!NO_PROPERTY_UPDATE_EVENTS.has(event.event) && applyPropertyUpdates(person.properties, props)) {
-      person.changed = true;
-      if (person.id !== null) person.version += 1;
-    }
+    if (processesPerson(event)) applyToPerson(pass, event);
   }
+  return { ...personChanges(state, pass), newGroupTypes, groups };
+}
 
-  const loadedPersons = new Set(state.loaded.values());
-  const links: IngestPlan["links"] = [];
-  for (const [distinctId, person] of current) {
-    if (!state.loaded.has(distinctId)) links.push({ distinctId, person: resolve(person) });
+/** One event's effect on persons: its identity link, then its person (created if new) and property updates. */
+function applyToPerson(pass: PersonPass, event: CapturedEvent) {
+  const linked = linkedDistinctId(event);
+  const identified = linked !== undefined && link(pass, linked, event.distinctId, event) !== undefined;
+  const person = personOf(pass, event.distinctId) ?? createPerson(pass, [event.distinctId], event.timestamp, false);
+  if (identified && !person.isIdentified) {
+    person.isIdentified = true;
+    person.changed = true;
   }
-  const touched = [...loadedPersons].filter((p) => p.changed || p.mergedInto);
+  if (!NO_PROPERTY_UPDATE_EVENTS.has(event.event) && applyPropertyUpdates(person.properties, event.properties)) {
+    person.changed = true;
+    if (person.id !== null) person.version += 1;
+  }
+}
+
+/**
+ * The id an identity event links to its own distinct id: the `alias` of `$create_alias` and
+ * `$merge_dangerously`, the `$anon_distinct_id` of `$identify`.
+ */
+function linkedDistinctId({ event, properties }: CapturedEvent): string | undefined {
+  if (event === "$create_alias" || event === "$merge_dangerously") {
+    return properties.alias != null && properties.alias !== "" ? String(properties.alias) : undefined;
+  }
+  if (event === "$identify" && properties.$anon_distinct_id != null) return String(properties.$anon_distinct_id);
+  return undefined;
+}
+
+/** The person a draft ended up in, following merges. */
+function survivor(person: PersonDraft): PersonDraft {
+  while (person.mergedInto) person = person.mergedInto;
+  return person;
+}
+
+/** The person of a distinct id so far, if it has one. */
+function personOf(pass: PersonPass, distinctId: string): PersonDraft | undefined {
+  const person = pass.byDistinctId.get(distinctId);
+  return person ? survivor(person) : undefined;
+}
+
+/** A new person holding `distinctIds`. */
+function createPerson(pass: PersonPass, distinctIds: string[], at: string, identified: boolean): PersonDraft {
+  const person: PersonDraft = {
+    uuid: pass.uuids.get(distinctIds[0]) ?? crypto.randomUUID(),
+    id: null,
+    properties: {},
+    isIdentified: identified,
+    createdAt: at,
+    version: 0,
+    loadedVersion: null,
+    changed: true,
+    mergedInto: null,
+  };
+  pass.created.add(person);
+  for (const id of distinctIds) pass.byDistinctId.set(id, person);
+  return person;
+}
+
+/**
+ * Puts `otherId` and `intoId` on one person: the one either already has, a new one when neither
+ * has, or `intoId`'s after merging `otherId`'s into it. Returns that person, or undefined when the
+ * ids are the same or a placeholder (PostHog refuses those).
+ */
+function link(pass: PersonPass, otherId: string, intoId: string, event: CapturedEvent): PersonDraft | undefined {
+  if (otherId === intoId || isIllegalDistinctId(otherId) || isIllegalDistinctId(intoId)) return undefined;
+  const other = personOf(pass, otherId);
+  const into = personOf(pass, intoId);
+  if (other && !into) {
+    pass.byDistinctId.set(intoId, other);
+    return other;
+  }
+  if (into && !other) {
+    pass.byDistinctId.set(otherId, into);
+    return into;
+  }
+  if (!other || !into) return createPerson(pass, [intoId, otherId], event.timestamp, true);
+  if (other === into) return into;
+  if (other.isIdentified && event.event !== "$merge_dangerously") return into;
+  mergePerson(pass, other, into);
+  return into;
+}
+
+/** Merges `other` into `into`; on a conflicting key the person of `distinct_id` (the merge target) wins. */
+function mergePerson(pass: PersonPass, other: PersonDraft, into: PersonDraft) {
+  into.properties = { ...other.properties, ...into.properties };
+  // biome-ignore lint/complexity/useMathMinMax: ISO timestamp strings, where the smaller string is the earlier time.
+  into.createdAt = other.createdAt < into.createdAt ? other.createdAt : into.createdAt;
+  into.version = Math.max(into.version, other.version) + 1;
+  into.changed = true;
+  other.mergedInto = into;
+  if (other.id !== null) pass.merges.push({ source: other, target: into });
+  else pass.created.delete(other);
+}
+
+/** What the pass changed among persons: the writer's part of the plan besides groups. */
+function personChanges(state: IngestState, pass: PersonPass): Omit<IngestPlan, "newGroupTypes" | "groups"> {
+  const links: IngestPlan["links"] = [];
+  for (const [distinctId, person] of pass.byDistinctId) {
+    if (!state.loaded.has(distinctId)) links.push({ distinctId, person: survivor(person) });
+  }
+  const touched = [...new Set(state.loaded.values())].filter((p) => p.changed || p.mergedInto);
   return {
-    created: [...created],
+    created: [...pass.created],
     updated: touched.filter((p) => !p.mergedInto),
     touched,
-    merges,
+    merges: pass.merges,
     links,
-    newGroupTypes,
-    groups,
   };
 }
 

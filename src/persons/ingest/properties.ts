@@ -1,5 +1,6 @@
+import { isObject } from "../../lib/json";
+
 type Props = Record<string, unknown>;
-const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Applies an event's `$set_once`, `$set` and `$unset` to a person's properties in place, in PostHog's

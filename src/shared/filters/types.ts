@@ -1,4 +1,5 @@
 import { validationError } from "../../lib/errors";
+import { isObject } from "../../lib/json";
 
 export const OPERATORS = [
   "exact",
@@ -40,7 +41,6 @@ export interface FilterGroup {
 
 export const isGroup = (node: PropertyFilter | FilterGroup): node is FilterGroup => "values" in node;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const MAX_DEPTH = 6;
 const MAX_FILTERS = 50;
 
