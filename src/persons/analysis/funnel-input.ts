@@ -3,7 +3,7 @@ import { resolveDateRange } from "./dates";
 import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "../../analytics/queries";
 import type { AnalysisContext } from "./context";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
-import { iso } from "./zone";
+import { iso } from "../../lib/time/iso";
 
 export const MAX_FUNNEL_STEPS = 20;
 

@@ -5,7 +5,8 @@ import { parseInstant, resolveDateRange } from "./dates";
 import { pageOf, rowsOf } from "./funnel";
 import { globalFilters, type Input, interval, parseEvents, str } from "./params";
 import { type ActorsResponse, actorsPage } from "./response";
-import { addIntervals, iso, startOfInterval } from "./zone";
+import { iso } from "../../lib/time/iso";
+import { addIntervals, startOfInterval } from "../../lib/time/zone";
 
 /** Lifecycle actors: the persons of one status (`lifecycle_type`) in the period of `target_date`. */
 export async function lifecycleActors(ctx: AnalysisContext, input: Input, requestUrl: string): Promise<ActorsResponse> {

@@ -1,6 +1,6 @@
 import { validationError } from "../../lib/errors";
 import type { EventEntity } from "../../analytics/queries";
-import type { Interval } from "./zone";
+import type { Interval } from "../../lib/time/zone";
 
 /**
  * PostHog reads these filters from the query string merged with the JSON body (the body wins).

@@ -6,7 +6,8 @@ import { resolveDateRange } from "./dates";
 import { pageOf, rowsOf } from "./funnel";
 import { globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
 import { type ActorsResponse, actorsPage } from "./response";
-import { addIntervals, iso, startOfInterval } from "./zone";
+import { iso } from "../../lib/time/iso";
+import { addIntervals, startOfInterval } from "../../lib/time/zone";
 
 export const MAX_PERIODS = 2000;
 
