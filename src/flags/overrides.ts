@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { flagHashKeyOverrides } from "../db/schema";
 import { chunked } from "../lib/d1";
@@ -17,12 +17,13 @@ export async function hashKeyOverrides(
 ): Promise<Record<string, string>> {
   if (!flagKeys.length) return {};
   if (anonDistinctId) {
-    for (const chunk of chunked(flagKeys, 30)) {
-      await db
-        .insert(flagHashKeyOverrides)
-        .values(chunk.map((featureFlagKey) => ({ projectId, personId, featureFlagKey, hashKey: anonDistinctId })))
-        .onConflictDoNothing();
-    }
+    // The keys travel as one JSON value: a multi-row VALUES would bind four values per flag, and D1
+    // allows 100 per statement.
+    await db.run(
+      sql`INSERT INTO flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+        SELECT ${projectId}, ${personId}, value, ${anonDistinctId} FROM json_each(${JSON.stringify(flagKeys)}) WHERE true
+        ON CONFLICT DO NOTHING`,
+    );
   }
   const out: Record<string, string> = {};
   for (const chunk of chunked(flagKeys)) {

@@ -185,4 +185,36 @@ describe("/flags with stored data", () => {
     }
     expect(new Set(byAnon.values()).size).toBe(2);
   });
+
+  it("stores continuity overrides for many flags at once (one bound value, not four per flag)", async () => {
+    // D1 binds at most 100 values per statement: 30 flags × 4 columns used to exceed it.
+    const own = await createProject();
+    const keys = Array.from({ length: 30 }, (_, i) => `continuity-${i}`);
+    for (const key of keys) {
+      await createProjectFlag(own.id, {
+        key,
+        ensure_experience_continuity: true,
+        filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
+      });
+    }
+    const person = await env.DB.prepare(
+      "INSERT INTO persons (project_id, uuid, properties) VALUES (?, ?, '{}') RETURNING id",
+    )
+      .bind(own.id, crypto.randomUUID())
+      .first<{ id: number }>();
+    await env.DB.prepare("INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'many', ?)")
+      .bind(own.id, person!.id)
+      .run();
+    const res = await call("/flags/?v=2", {
+      method: "POST",
+      key: null,
+      body: { token: own.api_token, distinct_id: "many", $anon_distinct_id: "anon-many" },
+    });
+    expect(res.status).toBe(200);
+    expect(Object.values(res.json.flags).filter((f) => (f as { failed?: boolean }).failed)).toEqual([]);
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM flag_hash_key_overrides WHERE person_id = ?")
+      .bind(person!.id)
+      .first<{ n: number }>();
+    expect(stored!.n).toBe(30);
+  });
 });
