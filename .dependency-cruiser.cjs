@@ -10,8 +10,8 @@
  *                another's services as long as no two folders need each other
  *   top          src/app.ts and src/index.ts wire everything together
  * src/env.ts only declares types (the Worker's bindings and request variables): every layer reads
- * it, and it is left out of the graph, since types vanish at run time (Biome's useImportType keeps
- * its imports type-only).
+ * it, and it is left out of the graph, since types vanish at run time (ESLint's
+ * consistent-type-imports keeps its imports type-only).
  */
 const AREA = "^src/(?!lib/|db/|shared/|app\\.ts$|index\\.ts$|env\\.ts$)[^/]+/";
 const ROUTES = "routes(\\.ts$|/)";

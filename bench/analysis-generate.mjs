@@ -94,7 +94,10 @@ for (let p = 1; p <= PERSONS; p++) {
     const noise = Math.floor(rand() * (2 * NOISE_MEAN + 1));
     for (let i = 0; i < noise; i++) emit(rand() < 0.6 ? "$pageview" : "$autocapture");
     // The funnel continues across sessions: a later session may pick up where the last stopped.
-    if (funnelStep === 0 && rand() < CONTINUE[0]) (funnelStep = 1), emit(FUNNEL[0]);
+    if (funnelStep === 0 && rand() < CONTINUE[0]) {
+      funnelStep = 1;
+      emit(FUNNEL[0]);
+    }
     while (funnelStep > 0 && funnelStep < FUNNEL.length && rand() < CONTINUE[funnelStep]) emit(FUNNEL[funnelStep++]);
     if (funnelStep === FUNNEL.length) funnelStep = 0;
     emit("$pageleave");

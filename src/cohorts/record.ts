@@ -4,7 +4,7 @@ import type { CohortSchema } from "./schema";
 
 /** `count` is null where members are not counted (lists): see docs/compatibility.md. */
 export function cohortRecord(row: CohortRow, count: number | null): z.infer<typeof CohortSchema> {
-  let createdBy: unknown = null;
+  let createdBy: unknown;
   try {
     createdBy = row.createdBy ? JSON.parse(row.createdBy) : null;
   } catch {

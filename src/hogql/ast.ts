@@ -3,7 +3,7 @@ export interface Node {
   node: string;
   start?: { offset: number };
   end?: { offset: number };
-  // biome-ignore lint/suspicious/noExplicitAny: the parser's JSON has a field set per node type, read by name where each type is handled.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's JSON has a field set per node type, read by name where each type is handled.
   [key: string]: any;
 }
 

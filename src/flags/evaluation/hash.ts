@@ -1,7 +1,7 @@
 import { sha1Top60 } from "./sha1";
 
 /** 2^60 - 1 as PostHog writes it; as a float64 it is exactly 2^60. */
-// biome-ignore lint/correctness/noPrecisionLoss: the rounding to 2^60 is PostHog's own, and the hashes depend on it.
+// eslint-disable-next-line no-loss-of-precision -- the rounding to 2^60 is PostHog's own, and the hashes depend on it.
 const LONG_SCALE = 0xfffffffffffffff;
 
 /** The first 15 hex digits of the SHA-1 (60 bits, see sha1Top60) as a float in [0, 1]. */

@@ -58,24 +58,39 @@ export function sha1Words(input: string): [number, number, number, number, numbe
       b = h1,
       c = h2,
       d = h3,
-      e = h4,
-      t = 0;
+      e = h4;
     // The four round functions in separate loops: no per-round branch in the hot path.
     for (let i = 0; i < 20; i++) {
-      t = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + words[i]) | 0;
-      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+      const t = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + words[i]) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = t;
     }
     for (let i = 20; i < 40; i++) {
-      t = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + words[i]) | 0;
-      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+      const t = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + words[i]) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = t;
     }
     for (let i = 40; i < 60; i++) {
-      t = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + words[i]) | 0;
-      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+      const t = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + words[i]) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = t;
     }
     for (let i = 60; i < 80; i++) {
-      t = (rotl(a, 5) + (b ^ c ^ d) + e + 0xca62c1d6 + words[i]) | 0;
-      (e = d), (d = c), (c = rotl(b, 30)), (b = a), (a = t);
+      const t = (rotl(a, 5) + (b ^ c ^ d) + e + 0xca62c1d6 + words[i]) | 0;
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = t;
     }
     h0 = (h0 + a) | 0;
     h1 = (h1 + b) | 0;
@@ -120,23 +135,38 @@ export function sha1Top60(input: string): number {
     b = 0xefcdab89 | 0,
     c = 0x98badcfe | 0,
     d = 0x10325476,
-    e = 0xc3d2e1f0 | 0,
-    t = 0;
+    e = 0xc3d2e1f0 | 0;
   for (let i = 0; i < 20; i++) {
-    t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + W[i]) | 0;
-    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+    const t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + W[i]) | 0;
+    e = d;
+    d = c;
+    c = (b << 30) | (b >>> 2);
+    b = a;
+    a = t;
   }
   for (let i = 20; i < 40; i++) {
-    t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + W[i]) | 0;
-    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+    const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + W[i]) | 0;
+    e = d;
+    d = c;
+    c = (b << 30) | (b >>> 2);
+    b = a;
+    a = t;
   }
   for (let i = 40; i < 60; i++) {
-    t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + W[i]) | 0;
-    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+    const t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + 0x8f1bbcdc + W[i]) | 0;
+    e = d;
+    d = c;
+    c = (b << 30) | (b >>> 2);
+    b = a;
+    a = t;
   }
   for (let i = 60; i < 80; i++) {
-    t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0xca62c1d6 + W[i]) | 0;
-    (e = d), (d = c), (c = (b << 30) | (b >>> 2)), (b = a), (a = t);
+    const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0xca62c1d6 + W[i]) | 0;
+    e = d;
+    d = c;
+    c = (b << 30) | (b >>> 2);
+    b = a;
+    a = t;
   }
   return ((0x67452301 + a) >>> 0) * 0x10000000 + ((((0xefcdab89 | 0) + b) >>> 0) >>> 4);
 }

@@ -169,7 +169,7 @@ function link(pass: PersonPass, otherId: string, intoId: string, event: Captured
 /** Merges `other` into `into`; on a conflicting key the person of `distinct_id` (the merge target) wins. */
 function mergePerson(pass: PersonPass, other: PersonDraft, into: PersonDraft) {
   into.properties = { ...other.properties, ...into.properties };
-  // biome-ignore lint/complexity/useMathMinMax: ISO timestamp strings, where the smaller string is the earlier time.
+  // ISO timestamp strings: the smaller string is the earlier time.
   into.createdAt = other.createdAt < into.createdAt ? other.createdAt : into.createdAt;
   into.version = Math.max(into.version, other.version) + 1;
   into.changed = true;
