@@ -60,8 +60,7 @@ export interface FunnelActorsQuery {
 
 /** The contingency counts behind a funnel's correlation table (events done during the attempt, or person property values). */
 export type CorrelationCountsQuery =
-  | { type: "events"; excludeEventNames: string[] }
-  | { type: "properties"; names: string[]; excludeNames: string[] };
+  { type: "events"; excludeEventNames: string[] } | { type: "properties"; names: string[]; excludeNames: string[] };
 
 /** One row of correlation counts: persons who converted (`s`) and dropped off (`f`). */
 export interface CorrelationCount {

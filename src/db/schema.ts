@@ -2,7 +2,10 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are stored as ISO 8601 UTC text with milliseconds and a `Z` (sortable as text). */
-const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const createdAt = () =>
+  text("created_at")
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
 
 export const projects = sqliteTable(
   "projects",
@@ -232,7 +235,9 @@ export const featureFlags = sqliteTable(
   },
   (t) => [
     // A key is unique among the project's live flags; a soft-deleted flag frees its key.
-    uniqueIndex("feature_flags_live_key_unique").on(t.projectId, t.key).where(sql`${t.deleted} = 0`),
+    uniqueIndex("feature_flags_live_key_unique")
+      .on(t.projectId, t.key)
+      .where(sql`${t.deleted} = 0`),
     index("feature_flags_project_idx").on(t.projectId, t.deleted, t.createdAt),
   ],
 );

@@ -59,7 +59,8 @@ export class Refresher {
   ) {}
 
   createTable(): void {
-    this.storage.sql.exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
+    this.storage.sql
+      .exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
       last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0,
       columns TEXT NOT NULL DEFAULT '[]')`);
   }

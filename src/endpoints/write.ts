@@ -179,7 +179,12 @@ export async function updateEndpoint(
     eq(endpoints.currentVersion, endpoint.currentVersion),
     sql`${endpoints.updatedAt} IS ${endpoint.updatedAt}`,
   );
-  const stillUnchanged = exists(db.select({ one: sql`1` }).from(endpoints).where(unchanged));
+  const stillUnchanged = exists(
+    db
+      .select({ one: sql`1` })
+      .from(endpoints)
+      .where(unchanged),
+  );
   const writeVersion = created
     ? db.insert(endpointVersions).select(sql`SELECT ${rowValues(next)} WHERE ${stillUnchanged}`)
     : db

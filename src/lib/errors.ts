@@ -5,11 +5,7 @@ import { ZodError } from "zod";
 
 /** PostHog's error envelope (drf-exceptions-hog): every failure answers in this shape. */
 export type ErrorType =
-  | "validation_error"
-  | "authentication_error"
-  | "invalid_request"
-  | "server_error"
-  | "throttled_error";
+  "validation_error" | "authentication_error" | "invalid_request" | "server_error" | "throttled_error";
 
 export interface ErrorBody {
   type: ErrorType;

@@ -5,10 +5,7 @@ import type { Condition, EvaluationContext, FlagDefinition } from "./types";
 
 /** How a condition turned out before reasons are ranked. */
 export type ConditionOutcome =
-  | { kind: "match"; identifier: string }
-  | { kind: "out_of_rollout" }
-  | { kind: "no_match" }
-  | { kind: "no_group" };
+  { kind: "match"; identifier: string } | { kind: "out_of_rollout" } | { kind: "no_match" } | { kind: "no_group" };
 
 /** Answers a flag dependency filter: the dependency's value (false, true or a variant). */
 export type DependencyValue = (key: string) => boolean | string;

@@ -9,12 +9,7 @@
  */
 
 type Token =
-  | { k: "lit"; c: string }
-  | { k: "any" }
-  | { k: "star" }
-  | { k: "class"; glob: string }
-  | { k: "start" }
-  | { k: "end" };
+  { k: "lit"; c: string } | { k: "any" } | { k: "star" } | { k: "class"; glob: string } | { k: "start" } | { k: "end" };
 type Alt = Token[];
 
 const MAX_ALTERNATIVES = 64;
