@@ -26,4 +26,15 @@ describe("relative dates", () => {
     expect(iso(timeBefore(leapDay, { count: 1, unit: "y" }, "overflow"))).toBe("2023-03-01T00:00:00.000Z");
     expect(iso(timeBefore(leapDay, { count: 1, unit: "y" }, "clamp"))).toBe("2023-02-28T00:00:00.000Z");
   });
+
+  it("steps years a year at a time under the clamp rule, as PostHog's flags service does", () => {
+    // relative_date.rs: a year back keeps month and day (only 29 February becomes the 28th), where
+    // twelve clamped months would stop at the 29th of each shorter month on the way.
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const march31 = Date.parse("2024-03-31T10:00:00.000Z");
+    expect(iso(timeBefore(march31, { count: 1, unit: "y" }, "clamp"))).toBe("2023-03-31T10:00:00.000Z");
+    expect(iso(timeBefore(march31, { count: 2, unit: "y" }, "clamp"))).toBe("2022-03-31T10:00:00.000Z");
+    const leapDay = Date.parse("2024-02-29T00:00:00.000Z");
+    expect(iso(timeBefore(leapDay, { count: 4, unit: "y" }, "clamp"))).toBe("2020-02-28T00:00:00.000Z");
+  });
 });

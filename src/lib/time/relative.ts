@@ -26,7 +26,8 @@ export function parseRelative(text: string, form: RegExp): RelativeDate | undefi
 /**
  * How a month back treats a day the earlier month lacks. `overflow` runs on into the next month as
  * Date does (Mar 31 − 1m = Mar 2); `clamp` stops at the month's end, one month at a time, as
- * PostHog's flag matcher does (Mar 31 − 2m = Feb 29 − 1m = Jan 29).
+ * PostHog's flag matcher does (Mar 31 − 2m = Feb 29 − 1m = Jan 29), and steps years a year at a
+ * time (Mar 31 − 1y = Mar 31 a year earlier; only Feb 29 becomes Feb 28).
  */
 export type MonthStep = "overflow" | "clamp";
 
@@ -43,6 +44,7 @@ export function timeBefore(wall: number, { count, unit }: RelativeDate, months: 
   if (unit === "h") return wall - count * HOUR_MS;
   if (unit === "d") return wall - count * DAY_MS;
   if (unit === "w") return wall - count * 7 * DAY_MS;
+  if (months === "clamp" && unit === "y") return clampYearsBack(wall, count);
   const n = count * MONTHS[unit];
   return months === "overflow" ? overflowMonthsBack(wall, n) : clampMonthsBack(wall, n);
 }
@@ -59,6 +61,17 @@ function clampMonthsBack(wall: number, n: number): number {
   for (let i = 0; i < n; i++) {
     const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
     const month = (d.getUTCMonth() + 11) % 12;
+    d.setUTCFullYear(year, month, Math.min(d.getUTCDate(), daysInMonth(year, month)));
+  }
+  return d.getTime();
+}
+
+/** One year at a time, as PostHog does: Feb 29 − 4y is Feb 28 four years back, not Feb 29. */
+function clampYearsBack(wall: number, n: number): number {
+  const d = new Date(wall);
+  for (let i = 0; i < n; i++) {
+    const year = d.getUTCFullYear() - 1;
+    const month = d.getUTCMonth();
     d.setUTCFullYear(year, month, Math.min(d.getUTCDate(), daysInMonth(year, month)));
   }
   return d.getTime();
