@@ -1,8 +1,6 @@
 import { is, SQL } from "drizzle-orm";
-import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-
-const dialect = new SQLiteSyncDialect();
+import { renderSql } from "./sql";
 
 /** A statement of an atomic group: a drizzle query builder, or hand-written SQL (drizzle's `sql` template). */
 export type BatchItem = SQL | { toSQL(): { sql: string; params: unknown[] } };
@@ -18,7 +16,7 @@ export async function runBatch<T = Record<string, unknown>>(db: Db, statements: 
   if (!statements.length) return [];
   return db.$client.batch<T>(
     statements.map((s) => {
-      const { sql, params } = is(s, SQL) ? dialect.sqlToQuery(s) : s.toSQL();
+      const { sql, params } = is(s, SQL) ? renderSql(s) : s.toSQL();
       return db.$client.prepare(sql).bind(...params);
     }),
   );

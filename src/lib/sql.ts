@@ -5,6 +5,9 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 const dialect = new SQLiteSyncDialect();
 const casing = new CasingCache();
 
+/** A drizzle `sql` statement as SQLite text with positional `?` parameters and their values. */
+export const renderSql = (statement: SQL) => dialect.sqlToQuery(statement);
+
 /**
  * Bound parameters for one hand-written statement (bulk writes, analysis), as numbered `?N`
  * placeholders: the one way this code base writes SQL that drizzle's builder does not express

@@ -9,7 +9,7 @@ import type { FilterGroup, FilterTarget } from "../shared/filters";
 export const PERSON_ID = sql`${persons.id}`;
 
 /** The target for filters over the `persons` table itself. */
-export const PERSONS_TARGET: FilterTarget = { personProperties: sql`${persons.properties}`, personId: PERSON_ID };
+const PERSONS_TARGET: FilterTarget = { personProperties: sql`${persons.properties}`, personId: PERSON_ID };
 
 /** The WHERE fragment selecting a project's persons that match a filter group. */
 export const personsMatchingSql = (db: Db, projectId: number, group: FilterGroup): Promise<SQL> =>

@@ -56,7 +56,6 @@ async function plansOf(view: View, input: Parameters<View>[1]) {
     projectId,
     timezone: "Europe/Berlin",
     now: Date.parse("2024-01-31T12:00:00Z"),
-    earliest: async () => null,
     testAccountFilters: [],
     store: new D1AnalyticsStore(spy, db),
     db,

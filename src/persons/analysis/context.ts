@@ -1,13 +1,13 @@
 import type { AnalyticsStore } from "../../analytics";
 import type { Db } from "../../db/client";
+import { type DateRange, resolveDateRange } from "./dates";
+import { type Input, str } from "./params";
 
 /** What every drill-down computes in: the project, "now", where events are read and where persons are. */
 export interface AnalysisContext {
   projectId: number;
   timezone: string;
   now: number;
-  /** The project's first event (UTC ms), for `date_from=all`. */
-  earliest: () => Promise<number | null>;
   /** The project's test-account filters (applied on `filter_test_accounts=true`). */
   testAccountFilters: unknown[];
   /** Where the events are read (src/analytics/). */
@@ -15,3 +15,9 @@ export interface AnalysisContext {
   /** The persons hydrated into the answer stay in D1 whatever the store. */
   db: Db;
 }
+
+/** The request's `date_from`/`date_to` in the project's zone (`all` starts at the project's first event). */
+export const requestedRange = (ctx: AnalysisContext, input: Input): Promise<DateRange> =>
+  resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, ctx.timezone, ctx.now, () =>
+    ctx.store.earliestEvent(ctx.projectId),
+  );

@@ -1,10 +1,10 @@
 import { validationError } from "../../lib/errors";
 import type { AnalysisContext } from "./context";
 import { correlationTable, parseCorrelationCounts } from "./correlation-table";
-import { pageOf, rowsOf } from "./funnel";
 import { parseFunnel } from "./funnel-input";
-import { bool, type Input, json, parseEntity, parseProperties } from "./params";
-import { type ActorsResponse, actorsPage } from "./response";
+import { parseFiltersJson } from "../../shared/filters";
+import { bool, type Input, json, parseEntity } from "./params";
+import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 
 /** `funnel_correlation_person_entity`: the event the persons must have done during their attempt. */
 function correlationEntity(input: Input) {
@@ -33,7 +33,7 @@ export async function correlationActors(
     // `funnel_correlation_person_converted`: true = completed the funnel, false = dropped off, absent = both.
     converted: bool(input, "funnel_correlation_person_converted"),
     entity: correlationEntity(input),
-    personProperties: parseProperties(input.funnel_correlation_property_values, "funnel_correlation_property_values"),
+    personProperties: parseFiltersJson(input.funnel_correlation_property_values, "funnel_correlation_property_values"),
     rows: rowsOf(page),
     counts: bool(input, "include_correlation") === true ? parseCorrelationCounts(input) : undefined,
   });

@@ -1,7 +1,6 @@
 import { validationError } from "../../lib/errors";
-import { resolveDateRange } from "./dates";
 import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "../../analytics/queries";
-import type { AnalysisContext } from "./context";
+import { type AnalysisContext, requestedRange } from "./context";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { iso } from "../../lib/time/iso";
 
@@ -70,12 +69,7 @@ export async function parseFunnel(input: Input, ctx: AnalysisContext): Promise<F
       "aggregation_group_type_index",
     );
   }
-  const range = await resolveDateRange(
-    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
-    ctx.timezone,
-    ctx.now,
-    ctx.earliest,
-  );
+  const range = await requestedRange(ctx, input);
   return {
     projectId: ctx.projectId,
     steps,

@@ -1,23 +1,8 @@
 import { validationError } from "../../lib/errors";
 import type { AnalysisContext } from "./context";
 import { parseFunnel, parseFunnelStep, parseStepBreakdown } from "./funnel-input";
-import { type Input, int, json, str } from "./params";
-import { type ActorsResponse, actorsPage, type PageRequest } from "./response";
-
-export const DEFAULT_ACTORS_LIMIT = 100;
-export const MAX_ACTORS_LIMIT = 10_000;
-
-export function pageOf(input: Input, limitParam = "limit", offsetParam = "offset"): PageRequest {
-  return {
-    limit: int(input, limitParam, { min: 1, max: MAX_ACTORS_LIMIT }) ?? DEFAULT_ACTORS_LIMIT,
-    offset: int(input, offsetParam, { min: 0 }) ?? 0,
-    limitParam,
-    offsetParam,
-  };
-}
-
-/** The rows a page asks the store for: one more than the page, so `next` appears only when another page exists. */
-export const rowsOf = (page: PageRequest) => ({ limit: page.limit + 1, offset: page.offset });
+import { type Input, json, str } from "./params";
+import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 
 /**
  * `funnel_custom_steps`: persons whose furthest step is one of these. As in PostHog, a non-empty

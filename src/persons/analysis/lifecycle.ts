@@ -1,10 +1,9 @@
 import { LIFECYCLE_TYPES, type LifecycleType } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
-import type { AnalysisContext } from "./context";
-import { parseInstant, resolveDateRange } from "./dates";
-import { pageOf, rowsOf } from "./funnel";
+import { type AnalysisContext, requestedRange } from "./context";
+import { parseInstant } from "./dates";
 import { globalFilters, type Input, interval, parseEvents, str } from "./params";
-import { type ActorsResponse, actorsPage } from "./response";
+import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 import { iso } from "../../lib/time/iso";
 import { addIntervals, startOfInterval } from "../../lib/time/zone";
 
@@ -21,12 +20,7 @@ export async function lifecycleActors(ctx: AnalysisContext, input: Input, reques
   const unit = interval(input);
   const page = pageOf(input);
   const zone = ctx.timezone;
-  const range = await resolveDateRange(
-    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
-    zone,
-    ctx.now,
-    ctx.earliest,
-  );
+  const range = await requestedRange(ctx, input);
   const first = startOfInterval(range.from, unit, zone);
   const last = startOfInterval(range.to - 1, unit, zone);
   const T = startOfInterval(parseInstant(target, zone, ctx.now, "target_date"), unit, zone);

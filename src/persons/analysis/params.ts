@@ -1,6 +1,7 @@
 import { validationError } from "../../lib/errors";
 import type { EventEntity } from "../../analytics/queries";
 import type { Interval } from "../../lib/time/zone";
+import { parseFiltersJson } from "../../shared/filters";
 
 /**
  * PostHog reads these filters from the query string merged with the JSON body (the body wins).
@@ -77,7 +78,7 @@ export function oneOf<T extends string>(input: Input, key: string, allowed: read
  * the project's test-account filters as well (PostHog's Team.test_account_filters).
  */
 export function globalFilters(input: Input, testAccountFilters: unknown[]): unknown {
-  const properties = parseProperties(input.properties, "properties");
+  const properties = parseFiltersJson(input.properties, "properties");
   if (bool(input, "filter_test_accounts") !== true || !testAccountFilters.length) return properties;
   return properties === undefined ? testAccountFilters : [properties, testAccountFilters];
 }
@@ -87,17 +88,6 @@ export const interval = (input: Input): Interval => oneOf(input, "interval", INT
 
 const ACTIONS_REFUSED =
   'Actions are not supported: edgehog has no actions product. Use event entities ({"id": "<event>", "type": "events"}).';
-
-/** Parses a `properties` value (JSON text or already parsed) into a filter tree; `undefined` means none. */
-export function parseProperties(raw: unknown, attr: string): unknown {
-  if (raw === undefined || raw === null || raw === "") return undefined;
-  if (typeof raw !== "string") return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw validationError("Properties are unparsable!", attr);
-  }
-}
 
 export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity {
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
@@ -117,7 +107,7 @@ export function parseEntity(raw: unknown, attr: string, index = 0): EventEntity 
   return {
     event: (e.id as string | null | undefined) ?? null,
     order: Number.isFinite(order) ? order : index,
-    properties: parseProperties(e.properties, attr),
+    properties: parseFiltersJson(e.properties, attr),
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Db } from "../../db/client";
 import { hydratePersons, SerializedPersonSchema } from "./persons";
 import { withParams } from "../../lib/pagination";
+import { type Input, int } from "./params";
 
 /** PostHog's actors envelope for the analysis drill-downs. */
 export const ActorsResponseSchema = z
@@ -25,6 +26,22 @@ export interface PageRequest {
   limitParam: string;
   offsetParam: string;
 }
+
+export const DEFAULT_ACTORS_LIMIT = 100;
+export const MAX_ACTORS_LIMIT = 10_000;
+
+/** The page a request asks for (funnel correlation names its own limit and offset parameters). */
+export function pageOf(input: Input, limitParam = "limit", offsetParam = "offset"): PageRequest {
+  return {
+    limit: int(input, limitParam, { min: 1, max: MAX_ACTORS_LIMIT }) ?? DEFAULT_ACTORS_LIMIT,
+    offset: int(input, offsetParam, { min: 0 }) ?? 0,
+    limitParam,
+    offsetParam,
+  };
+}
+
+/** The rows a page asks the store for: one more than the page, so `next` appears only when another page exists. */
+export const rowsOf = (page: PageRequest) => ({ limit: page.limit + 1, offset: page.offset });
 
 /** The request URL with the offset parameter set (and the limit made explicit). */
 export function pageUrl(requestUrl: string, page: PageRequest, offset: number) {

@@ -58,17 +58,15 @@ const stickinessGet = getRoute("stickiness", "Persons active in exactly N interv
 /** An analysis service: one page of persons for the input. */
 type ActorsService = (ctx: AnalysisContext, input: Input, url: string) => Promise<ActorsResponse>;
 
-/** The project context (time zone, "now", first event) and where events and persons are read. */
+/** The project context (time zone, "now") and where events and persons are read. */
 function analysisContext(c: Context<AppEnv>): AnalysisContext {
   const project = c.get("project");
-  const store = analyticsStore(c.env, c.get("db"));
   return {
     projectId: project.id,
     timezone: project.timezone,
     testAccountFilters: project.testAccountFilters,
     now: Date.now(),
-    earliest: () => store.earliestEvent(project.id),
-    store,
+    store: analyticsStore(c.env, c.get("db")),
     db: c.get("db"),
   };
 }

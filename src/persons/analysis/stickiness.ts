@@ -1,11 +1,9 @@
 import type { EventEntity } from "../../analytics/queries";
 import { queryTooComplex } from "../../analytics/errors";
 import { validationError } from "../../lib/errors";
-import type { AnalysisContext } from "./context";
-import { resolveDateRange } from "./dates";
-import { pageOf, rowsOf } from "./funnel";
+import { type AnalysisContext, requestedRange } from "./context";
 import { globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
-import { type ActorsResponse, actorsPage } from "./response";
+import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 import { iso } from "../../lib/time/iso";
 import { addIntervals, startOfInterval } from "../../lib/time/zone";
 
@@ -51,12 +49,7 @@ export async function stickinessActors(
   if (days === undefined) throw validationError("stickiness_days is required.", "stickiness_days", "required");
   const unit = interval(input);
   const page = pageOf(input);
-  const range = await resolveDateRange(
-    { date_from: str(input, "date_from"), date_to: str(input, "date_to") },
-    ctx.timezone,
-    ctx.now,
-    ctx.earliest,
-  );
+  const range = await requestedRange(ctx, input);
   const periods: [string, string][] = [];
   for (
     let start = startOfInterval(range.from, unit, ctx.timezone);

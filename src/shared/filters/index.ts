@@ -19,4 +19,5 @@ export {
   type Operator,
   type PropertyFilter,
   parseFilterGroup,
+  parseFiltersJson,
 } from "./types";

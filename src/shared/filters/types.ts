@@ -105,3 +105,17 @@ export function cohortIdsIn(group: FilterGroup): number[] {
   walk(group);
   return ids;
 }
+
+/**
+ * A `properties` value as it arrives: JSON text (a query parameter) or already parsed (a JSON body).
+ * Unset or empty is `undefined`; text that is not JSON is PostHog's "Properties are unparsable!".
+ */
+export function parseFiltersJson(raw: unknown, attr: string | null): unknown {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw validationError("Properties are unparsable!", attr);
+  }
+}
