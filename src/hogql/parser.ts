@@ -21,3 +21,11 @@ export function hogqlParser(): Promise<HogQLParser> {
   });
   return parser;
 }
+
+/**
+ * Whether this isolate has started instantiating the parser. Start-up must stay cheap (about 1 MB of
+ * WebAssembly), so only the first HogQL compile does it; a test holds us to that.
+ */
+export function hogqlParserStarted(): boolean {
+  return parser !== undefined;
+}

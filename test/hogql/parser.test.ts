@@ -1,7 +1,19 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { hogqlParser } from "../../src/hogql/parser";
+import { hogqlParser, hogqlParserStarted } from "../../src/hogql/parser";
 
 describe("HogQL parser in workerd", () => {
+  // First in this file: its isolate has not parsed anything yet.
+  it("is not instantiated when the worker loads or serves a request that needs no HogQL", async () => {
+    const worker = (await import("../../src/index")).default;
+    const res = await worker.fetch(new Request("http://edgehog.test/_health"), env, createExecutionContext());
+    expect(res.status).toBe(200);
+    expect(hogqlParserStarted()).toBe(false);
+    await hogqlParser();
+    expect(hogqlParserStarted()).toBe(true);
+  });
+
   it("parses a select into PostHog's AST", async () => {
     const parser = await hogqlParser();
     const ast = JSON.parse(
