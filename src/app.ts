@@ -2,10 +2,11 @@ import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { authenticate } from "./auth/middleware";
 import { cors } from "./lib/cors";
+import { d1Sessions } from "./lib/d1-sessions";
+import { withoutTrailingSlash } from "./lib/path";
 import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, captureRoutes } from "./capture/routes";
 import { personCohortsRoutes } from "./cohorts/person-cohorts-routes";
 import { cohortRoutes } from "./cohorts/routes";
-import { createDb } from "./db/client";
 import { refreshFlagDefinitions } from "./flags/definitions-cache";
 import { flagCrudRoutes } from "./flags/crud-routes";
 import { flagEvaluationRoutes } from "./flags/evaluation-routes";
@@ -46,16 +47,18 @@ export function mountProjectScoped(app: OpenAPIHono<AppEnv>, router: Router, can
 }
 
 /** The surface posthog-js calls from any site (capture, flag evaluation, remote config). */
-const SDK_PATHS = new Set<string>([...CAPTURE_PATHS, "/flags", "/decide"]);
+const SDK_FLAG_PATHS = new Set(["/flags", "/decide"]);
+const SDK_PATHS = new Set<string>([...CAPTURE_PATHS, ...SDK_FLAG_PATHS]);
 const isSdkPath = (path: string) => SDK_PATHS.has(path) || path.startsWith("/array/");
 
-/** Building a drizzle instance with the schema costs ~50 µs; the D1 binding is stable per isolate, so reuse it. */
-const dbs = new WeakMap<D1Database, ReturnType<typeof createDb>>();
-function dbFor(d1: D1Database) {
-  let db = dbs.get(d1);
-  if (!db) dbs.set(d1, (db = createDb(d1)));
-  return db;
-}
+/**
+ * Requests that only read D1, which a read replica may serve: GETs, and the POSTs that evaluate
+ * flags or run a saved query (a /flags write, an experience-continuity override, still goes to the
+ * primary, within the same session).
+ */
+const ENDPOINT_RUN = /^\/api\/(?:environments|projects)\/[^/]+\/endpoints\/[^/]+\/run\/?$/;
+const readsOnly = (method: string, path: string) =>
+  method === "GET" || method === "HEAD" || SDK_FLAG_PATHS.has(withoutTrailingSlash(path)) || ENDPOINT_RUN.test(path);
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: createRouter().defaultHook });
@@ -64,11 +67,11 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
-    c.set("db", dbFor(c.env.DB));
     c.set("authenticate", authenticate);
     c.set("refreshFlagDefinitions", (projectId) => refreshFlagDefinitions(c.env, c.get("db"), projectId));
     await next();
   });
+  app.use("*", d1Sessions({ readsOnly }));
   app.use("*", cors({ isSdkPath }));
   app.use("*", limitBodyByPath(DEFAULT_BODY_LIMIT, [{ paths: CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }]));
 

@@ -7,5 +7,5 @@ export type { AnalyticsStore } from "./store";
 
 /** The analytics store of this deployment: D1 (the only engine until ClickHouse lands, design.md section 9). */
 export function analyticsStore(env: Env, db: Db): AnalyticsStore {
-  return new D1AnalyticsStore(env.DB, db);
+  return new D1AnalyticsStore(db.$client, db);
 }

@@ -1,5 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
+import { CORS_ALLOWED_ORIGINS, setting } from "./config";
+import { BOOKMARK_HEADER } from "./d1-sessions";
 import { errorResponse, permissionDenied } from "./errors";
 import { withoutTrailingSlash } from "./path";
 
@@ -21,36 +23,21 @@ const DEFAULT_HEADERS = "Content-Type, Content-Encoding, Authorization, X-Reques
 /** Browsers cap this (Chromium at 2 hours); one hour spares most repeated preflights. */
 const MAX_AGE_SECONDS = "3600";
 
-let parsedOrigins: { raw: string; origins: Set<string> } | undefined;
-function listedOrigins(raw: string | undefined): Set<string> {
-  const value = raw ?? "";
-  if (parsedOrigins?.raw !== value) {
-    const origins = new Set(
-      value
-        .split(",")
-        .map((o) => o.trim().replace(/\/+$/, ""))
-        .filter(Boolean),
-    );
-    parsedOrigins = { raw: value, origins };
-  }
-  return parsedOrigins.origins;
-}
-
 export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const sdk = policy.isSdkPath(withoutTrailingSlash(c.req.path));
     const origin = c.req.header("origin");
     const preflight = c.req.method === "OPTIONS";
-    const listed = listedOrigins(c.env.CORS_ALLOWED_ORIGINS);
+    const listed = setting(c.env, CORS_ALLOWED_ORIGINS);
     // Responses differ by origin wherever some origin gets CORS headers: caches must keep them apart
     // (remote config is cacheable, and a copy fetched without an Origin must not serve a browser).
-    if (sdk || listed.size) c.header("Vary", "Origin");
+    if (sdk || listed === "*" || listed.size) c.header("Vary", "Origin");
     if (!origin) {
       // Not a browser's cross-origin call. SDK paths still answer OPTIONS, as PostHog's capture does.
       if (preflight && sdk) return c.body(null, 204, { Allow: SDK_METHODS });
       return next();
     }
-    const allowed = sdk || listed.has("*") || listed.has(origin);
+    const allowed = sdk || listed === "*" || listed.has(origin);
     if (!allowed) {
       if (preflight) {
         return errorResponse(
@@ -62,7 +49,11 @@ export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
     }
     c.header("Access-Control-Allow-Origin", origin);
     c.header("Access-Control-Allow-Credentials", "true");
-    if (!preflight) return next();
+    // A browser app that writes then reads passes the bookmark back (lib/d1-sessions.ts).
+    if (!preflight) {
+      c.header("Access-Control-Expose-Headers", BOOKMARK_HEADER);
+      return next();
+    }
     return c.body(null, 204, {
       "Access-Control-Allow-Methods": sdk ? SDK_METHODS : MANAGEMENT_METHODS,
       "Access-Control-Allow-Headers": c.req.header("access-control-request-headers") || DEFAULT_HEADERS,

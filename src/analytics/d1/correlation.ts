@@ -1,3 +1,4 @@
+import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import { CORRELATION_TOTAL, type CorrelationAnswer, type CorrelationCount, type CorrelationQuery } from "../queries";
@@ -33,7 +34,7 @@ function correlationCountsSql(funnel: D1Funnel, counts: NonNullable<CorrelationQ
 
 /** The persons a correlation drill-down selects, in id order, and the correlation counts when asked. */
 export async function correlation(
-  d1: D1Database,
+  d1: D1Client,
   query: CorrelationQuery,
   cohorts: CohortSql,
 ): Promise<CorrelationAnswer> {

@@ -1,3 +1,4 @@
+import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import type { FunnelActorsQuery } from "../queries";
@@ -11,7 +12,7 @@ function bucketCondition(bucket: FunnelActorsQuery["bucket"]): string {
 }
 
 /** The ids of one funnel bucket's persons, in id order. */
-export async function funnelActorIds(d1: D1Database, query: FunnelActorsQuery, cohorts: CohortSql): Promise<number[]> {
+export async function funnelActorIds(d1: D1Client, query: FunnelActorsQuery, cohorts: CohortSql): Promise<number[]> {
   const { funnel, rows } = query;
   const params = new Params();
   const ctes = funnelCtes({ ...funnel, cohorts }, params);

@@ -1,3 +1,4 @@
+import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import type { LifecycleActorsQuery, LifecycleType } from "../queries";
@@ -18,7 +19,7 @@ const STATUS: Record<LifecycleType, string> = {
  * compares timestamps (one scan of events_project_event_timestamp_idx).
  */
 export async function lifecycleActorIds(
-  d1: D1Database,
+  d1: D1Client,
   query: LifecycleActorsQuery,
   cohorts: CohortSql,
 ): Promise<number[]> {

@@ -1,3 +1,4 @@
+import type { D1Client } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import type { Params } from "../../lib/sql";
 import { queryTooComplex } from "../errors";
@@ -28,7 +29,7 @@ export function mapD1Error(err: unknown): unknown {
 }
 
 /** The time of a project's first event (UTC ms), for `date_from=all`; null without events. */
-export async function earliestEvent(d1: D1Database, projectId: number): Promise<number | null> {
+export async function earliestEvent(d1: D1Client, projectId: number): Promise<number | null> {
   const row = await d1
     .prepare("SELECT min(timestamp) AS t FROM events WHERE project_id = ?1")
     .bind(projectId)
@@ -37,7 +38,7 @@ export async function earliestEvent(d1: D1Database, projectId: number): Promise<
 }
 
 /** Runs one analysis statement on D1, with size checks before and error mapping after. */
-export async function runAll<T>(db: D1Database, sql: string, params: Params): Promise<T[]> {
+export async function runAll<T>(db: D1Client, sql: string, params: Params): Promise<T[]> {
   if (params.list.length > D1_MAX_PARAMS) {
     throw queryTooComplex(
       `The analysis query needs ${params.list.length} bound parameters; D1 allows ${D1_MAX_PARAMS}. Use fewer steps or filters.`,

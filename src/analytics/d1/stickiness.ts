@@ -1,3 +1,4 @@
+import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import type { StickinessActorsQuery } from "../queries";
@@ -10,7 +11,7 @@ import { runAll } from "./run";
  * each period drives an index range scan, so events are read once.
  */
 export async function stickinessActorIds(
-  d1: D1Database,
+  d1: D1Client,
   query: StickinessActorsQuery,
   cohorts: CohortSql,
 ): Promise<number[]> {

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import type { D1Client, Db } from "../../db/client";
 import { cohortMembershipSql } from "../../shared/cohorts/membership";
 import type { CohortSql } from "../../shared/filters";
 import type * as Q from "../queries";
@@ -18,7 +18,7 @@ const noCohorts: CohortSql = () => {
 /** The embedded engine: events in the same D1 database as everything else, read with SQLite. */
 export class D1AnalyticsStore implements AnalyticsStore {
   constructor(
-    private readonly d1: D1Database,
+    private readonly d1: D1Client,
     private readonly db: Db,
   ) {}
 
