@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
   },
 });
-const KEY = "phx_analysis_bench_root";
+const KEY = "phx_analysis_bench_root_key_for_local_runs";
 
 if (args.load) {
   rmSync(args.state, { recursive: true, force: true });

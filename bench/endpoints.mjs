@@ -11,7 +11,7 @@ import { compileTimes } from "./endpoints-compile.mjs";
 import "../scripts/build-assets.mjs";
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
-const ROOT_KEY = "phx_bench_root";
+const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
 const state = mkdtempSync(join(tmpdir(), "edgehog-bench-endpoints-"));
 
 const t0 = performance.now();

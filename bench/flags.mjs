@@ -30,7 +30,7 @@ const arg = (name, fallback) => {
 };
 const DURATION = arg("duration", 10);
 const CONNECTIONS = arg("connections", 32);
-const ROOT_KEY = "phx_bench_root_key";
+const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
 
 const BARE = `
 export default {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
 
-export const ROOT_KEY = "phx_bench_root_key";
+export const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
 
 export async function startBenchWorker() {
   const state = mkdtempSync(join(tmpdir(), "edgehog-bench-"));

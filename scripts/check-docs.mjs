@@ -9,7 +9,10 @@ import "./build-assets.mjs";
 
 const state = mkdtempSync(join(tmpdir(), "edgehog-docs-"));
 applyMigrations({ persistTo: state, quiet: true });
-const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: "docs-check" } });
+const worker = await startWorker({
+  persistTo: state,
+  vars: { ROOT_API_KEY: "phx_docs_check_root_key_for_this_script" },
+});
 try {
   const expected = schemaOperations(await (await fetch(`${worker.url}/api/schema/`)).json());
   const rendered = renderedOperations(`${worker.url}/api/docs`);

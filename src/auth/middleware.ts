@@ -4,6 +4,7 @@ import { authenticateKey, recordKeyUse } from "../keys/service";
 import type { Db } from "../db/client";
 import { getProject, resolveCurrentProject, type Project } from "../projects/service";
 import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from "../lib/errors";
+import { ROOT_API_KEY, setting } from "../lib/config";
 import { canReachProject, type Principal } from "../lib/auth/principal";
 import { firstMissingScope } from "../lib/auth/scopes";
 import type { Authenticator } from "../lib/route";
@@ -34,7 +35,7 @@ export const authenticate: Authenticator = async (c, auth, next) => {
   const secret = match[1].trim();
   const cached = cacheMs ? recentPrincipals.get(secret) : undefined;
   const fresh = cached && Date.now() - cached.at < cacheMs;
-  const principal = fresh ? cached.principal : await authenticateKey(c.get("db"), c.env.ROOT_API_KEY, secret);
+  const principal = fresh ? cached.principal : await authenticateKey(c.get("db"), setting(c.env, ROOT_API_KEY), secret);
   if (!principal) throw authenticationFailed("Personal API key found in request Authorization header is invalid.");
   if (cacheMs && !fresh) rememberPrincipal(secret, principal);
   c.set("principal", principal);

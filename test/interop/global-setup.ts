@@ -5,7 +5,7 @@ import type { TestProject } from "vitest/node";
 // @ts-expect-error -- a plain ESM script shared with `npm run dev`
 import { applyMigrations, startWorker } from "../../scripts/lib/local-worker.mjs";
 
-export const INTEROP_ROOT_KEY = "phx_interop_root_key";
+export const INTEROP_ROOT_KEY = "phx_interop_root_key_for_the_interop_tests";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,0 +1,84 @@
+import type { Env } from "../env";
+import { ApiError } from "./errors";
+
+/**
+ * The worker's settings: every variable and secret it reads besides its bindings (typed in
+ * src/env.ts, listed with how to set them in docs/operations.md and .dev.vars.example). Each is
+ * parsed and validated where it is first used, and again only when its value changes, so a
+ * misconfigured deployment fails with an error naming the variable instead of misbehaving.
+ */
+export interface Setting<T> {
+  name: keyof Env & string;
+  secret: boolean;
+  /** The parsed value, or throws a `SettingError` saying what is wrong with the raw one. */
+  parse: (raw: string | undefined) => T;
+}
+
+export class SettingError extends Error {}
+
+/** The deployment's root credential: every scope on every project, the only one that creates projects and keys. */
+export const ROOT_API_KEY: Setting<string> = {
+  name: "ROOT_API_KEY",
+  secret: true,
+  parse(raw) {
+    const key = raw?.trim() ?? "";
+    if (!key) throw new SettingError("is not set");
+    if (key === "change-me") throw new SettingError("still has the placeholder value from .dev.vars.example");
+    if (key.length < 32) throw new SettingError("must be at least 32 characters (a shorter root key is guessable)");
+    return key;
+  },
+};
+
+export type AllowedOrigins = "*" | ReadonlySet<string>;
+
+/** Origins whose browsers may call the management API: comma-separated, `*` for any, unset for none. */
+export const CORS_ALLOWED_ORIGINS: Setting<AllowedOrigins> = {
+  name: "CORS_ALLOWED_ORIGINS",
+  secret: false,
+  parse(raw) {
+    const entries = (raw ?? "")
+      .split(",")
+      .map((o) => o.trim().replace(/\/+$/, ""))
+      .filter(Boolean);
+    if (entries.includes("*")) return "*";
+    for (const entry of entries) {
+      if (!isOrigin(entry))
+        throw new SettingError(
+          `lists "${entry}", which is not an origin (scheme://host[:port], e.g. https://admin.example.com)`,
+        );
+    }
+    return new Set(entries);
+  },
+};
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Every setting, for the check that the documentation lists each one. */
+export const SETTINGS: readonly Setting<unknown>[] = [ROOT_API_KEY, CORS_ALLOWED_ORIGINS];
+
+const parsed = new Map<string, { raw: string | undefined; value: unknown }>();
+
+/** A setting's value from the environment; a 500 naming the variable when it is misconfigured. */
+export function setting<T>(env: Env, which: Setting<T>): T {
+  const raw = env[which.name] as string | undefined;
+  const cached = parsed.get(which.name);
+  if (cached && cached.raw === raw) return cached.value as T;
+  let value: T;
+  try {
+    value = which.parse(raw);
+  } catch (error) {
+    if (!(error instanceof SettingError)) throw error;
+    const how = which.secret ? `wrangler secret put ${which.name}` : `the [vars] of wrangler.toml or the dashboard`;
+    const detail = `This deployment is misconfigured: ${which.name} ${error.message}. Set it with ${how} (locally: .dev.vars).`;
+    throw new ApiError(500, "server_error", "misconfigured", detail);
+  }
+  parsed.set(which.name, { raw, value });
+  return value;
+}
