@@ -24,7 +24,7 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
-    files: ["bench/**", "scripts/**", "*.cjs", "*.js"],
+    files: ["bench/**", "scripts/**", "test/scripts/*.mjs", "*.cjs", "*.js"],
     languageOptions: { globals: globals.node },
   },
   {

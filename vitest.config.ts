@@ -32,9 +32,13 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/interop/**"],
+            exclude: ["test/interop/**", "test/scripts/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
           },
+        },
+        {
+          // The operator scripts (scripts/), run as a user runs them, in Node.
+          test: { name: "scripts", include: ["test/scripts/**/*.test.ts"], environment: "node" },
         },
         {
           // Interop tests: Node drives a real `wrangler dev` with official clients.
