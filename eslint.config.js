@@ -4,7 +4,18 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "public/", ".wrangler/", "bench/data/", "src/hogql/generated/", "drizzle/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "public/",
+      ".wrangler/",
+      "bench/data/",
+      "src/hogql/generated/",
+      "drizzle/",
+      ".clickhouse/",
+      "local-clickhouse/node_modules/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,7 +35,7 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
-    files: ["bench/**", "scripts/**", "test/scripts/*.mjs", "*.cjs", "*.js"],
+    files: ["bench/**", "scripts/**", "test/scripts/*.mjs", "local-clickhouse/**", "*.cjs", "*.js"],
     languageOptions: { globals: globals.node },
   },
   {
