@@ -32,7 +32,8 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/interop/**", "test/scripts/**"],
+            // Node-side suites: scripts and interop (below), ClickHouse (vitest.clickhouse.config.ts).
+            exclude: ["test/interop/**", "test/scripts/**", "test/clickhouse/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
           },
         },
