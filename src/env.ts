@@ -4,7 +4,10 @@ import type { Principal } from "./lib/auth/principal";
 import type { Authenticator } from "./lib/route";
 import type { Project } from "./projects/service";
 
-/** Bindings declared in wrangler.toml, plus the ROOT_API_KEY secret. */
+/**
+ * Bindings declared in wrangler.toml, and the variables and secrets the worker reads. Read those
+ * through `setting()` (src/lib/config.ts), which validates them; docs/operations.md lists them.
+ */
 export interface Env {
   DB: D1Database;
   /** Local-evaluation flag definitions, one entry per project and cohort variant. */
@@ -12,7 +15,8 @@ export interface Env {
   ENDPOINT_MATERIALIZER: DurableObjectNamespace<EndpointMaterializer>;
   /** The bundled API reference viewer (Workers static assets). */
   ASSETS?: Fetcher;
-  ROOT_API_KEY: string;
+  /** Secret: the deployment's root credential (unset until configured; `setting()` says so). */
+  ROOT_API_KEY?: string;
   /** Origins (comma-separated, or `*`) whose browsers may call the management API; the SDK surface allows every origin. */
   CORS_ALLOWED_ORIGINS?: string;
 }
