@@ -19,6 +19,8 @@ export interface Env {
   ROOT_API_KEY?: string;
   /** Origins (comma-separated, or `*`) whose browsers may call the management API; the SDK surface allows every origin. */
   CORS_ALLOWED_ORIGINS?: string;
+  /** Days of events to keep (the scheduled run deletes older ones); unset keeps everything. */
+  EVENT_RETENTION_DAYS?: string;
 }
 
 export type AppVariables = {

@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
+import { scheduled } from "./scheduled";
 
 export { EndpointMaterializer } from "./endpoints/materializer";
 
@@ -7,4 +8,5 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  scheduled,
 } satisfies ExportedHandler<Env>;

@@ -26,4 +26,9 @@ export interface AnalyticsStore {
    * runs and materialization refreshes both read through here.
    */
   runHogQL(sql: string, params: Cell[]): Promise<QueryRows>;
+  /**
+   * Deletes up to `limit` of a project's events older than `before` (ISO 8601 UTC), oldest first,
+   * and says how many went. Retention calls it repeatedly, so no single statement runs long.
+   */
+  deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number>;
 }

@@ -60,14 +60,29 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** Days of events to keep; older ones are deleted by the hourly scheduled run. Unset: keep everything. */
+export const EVENT_RETENTION_DAYS: Setting<number | null> = {
+  name: "EVENT_RETENTION_DAYS",
+  secret: false,
+  parse(raw) {
+    const text = raw?.trim() ?? "";
+    if (!text) return null;
+    if (!/^\d+$/.test(text) || Number(text) < 1)
+      throw new SettingError(`must be a whole number of days, 1 or more (got "${text}")`);
+    return Number(text);
+  },
+};
+
 /** Every setting, for the check that the documentation lists each one. */
-export const SETTINGS: readonly Setting<unknown>[] = [ROOT_API_KEY, CORS_ALLOWED_ORIGINS];
+export const SETTINGS: readonly Setting<unknown>[] = [ROOT_API_KEY, CORS_ALLOWED_ORIGINS, EVENT_RETENTION_DAYS];
 
 const parsed = new Map<string, { raw: string | undefined; value: unknown }>();
 
 /** A setting's value from the environment; a 500 naming the variable when it is misconfigured. */
 export function setting<T>(env: Env, which: Setting<T>): T {
-  const raw = env[which.name] as string | undefined;
+  // wrangler.toml [vars] may hold numbers (EVENT_RETENTION_DAYS = 30); settings are read as text.
+  const value0 = env[which.name] as unknown;
+  const raw = value0 === undefined || value0 === null ? undefined : String(value0);
   const cached = parsed.get(which.name);
   if (cached && cached.raw === raw) return cached.value as T;
   let value: T;

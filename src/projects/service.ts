@@ -15,6 +15,12 @@ export async function getProject(db: Db, id: number): Promise<Project | undefine
   return db.select().from(projects).where(eq(projects.id, id)).get();
 }
 
+/** Every project's id, for work that runs over all of them (the scheduled retention). */
+export async function allProjectIds(db: Db): Promise<number[]> {
+  const rows = await db.select({ id: projects.id }).from(projects).orderBy(projects.id);
+  return rows.map((r) => r.id);
+}
+
 /**
  * Whether a string could be a project token at all: ours are `phc_` and 43 base62 characters;
  * anything much longer or with other characters is refused before it reaches D1 or becomes a KV

@@ -7,6 +7,7 @@ import { correlation } from "./correlation";
 import { funnelActorIds } from "./funnel-actors";
 import { runHogQL } from "./hogql";
 import { lifecycleActorIds } from "./lifecycle";
+import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
 import { stickinessActorIds } from "./stickiness";
 
@@ -44,6 +45,9 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   runHogQL(sql: string, params: Q.Cell[]): Promise<Q.QueryRows> {
     return runHogQL(this.d1, sql, params);
+  }
+  deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number> {
+    return deleteEventsBefore(this.d1, projectId, before, limit);
   }
 
   /** Cohort membership SQL, loaded only when a filter of the question may refer to a cohort. */
