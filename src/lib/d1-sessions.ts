@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { createDb } from "../db/client";
+import { createDb, type D1Client } from "../db/client";
 import type { AppEnv } from "../env";
 import { errorResponse, validationError } from "./errors";
 
@@ -33,10 +33,24 @@ export function d1Sessions(policy: SessionPolicy): MiddlewareHandler<AppEnv> {
       );
     // A write starts on the primary, which is at least as fresh as any bookmark a client can hold.
     const constraint = policy.readsOnly(c.req.method, c.req.path) ? bookmark || "first-unconstrained" : "first-primary";
-    const session = c.env.DB.withSession(constraint);
-    c.set("db", createDb(session));
+    const session = lazySession(c.env.DB, constraint);
+    c.set("db", createDb(session.client));
     await next();
-    const latest = session.getBookmark();
+    const latest = session.bookmark();
     if (latest) c.header(BOOKMARK_HEADER, latest);
   };
+}
+
+/**
+ * A D1 client that opens its session at the first statement: requests served from KV or memory
+ * alone (most `/flags` calls, remote config) pay nothing for it and carry no bookmark.
+ */
+function lazySession(d1: D1Database, constraint: string) {
+  let session: D1DatabaseSession | undefined;
+  const open = () => (session ??= d1.withSession(constraint));
+  const client: D1Client = {
+    prepare: (query) => open().prepare(query),
+    batch: (statements) => open().batch(statements),
+  };
+  return { client, bookmark: () => session?.getBookmark() ?? null };
 }
