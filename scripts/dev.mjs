@@ -1,12 +1,13 @@
 // `npm run dev`: prepares local state (dev vars, assets, migrations, a default project),
-// prints what a new user needs, then serves the worker on 127.0.0.1:8787.
+// prints what a new user needs, then serves the worker on 127.0.0.1:8787 (or $PORT).
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyMigrations, executeSql, ROOT, startWorker } from "./lib/local-worker.mjs";
+import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
 import "./build-assets.mjs";
 
 const PORT = Number(process.env.PORT ?? 8787);
+const HOST = "127.0.0.1";
 const devVars = join(ROOT, ".dev.vars");
 const base62 = (n) =>
   [...randomBytes(n * 2)]
@@ -15,27 +16,67 @@ const base62 = (n) =>
     .map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62])
     .join("");
 
-if (!existsSync(devVars)) {
-  copyFileSync(join(ROOT, ".dev.vars.example"), devVars);
-  const text = readFileSync(devVars, "utf8").replace("ROOT_API_KEY=change-me", `ROOT_API_KEY=phx_root_${base62(40)}`);
-  writeFileSync(devVars, text);
-  console.log("Created .dev.vars from .dev.vars.example with a fresh root key.");
+// Stopping at any moment must take wrangler and its workerd along, or they keep the port. They run
+// in a process group of their own (scripts/lib/local-worker.mjs), which a terminal's Ctrl-C does
+// not reach, so every step below takes `stopping.signal` and kills its wrangler's group on abort;
+// the handlers are in place before anything is spawned. The exit code is the shell's 128 + the
+// signal's number (130 for SIGINT, 143 for SIGTERM), so a process manager or script sees a stop
+// rather than success.
+const stopping = new AbortController();
+let stopCode = 0;
+const stop = (code) => {
+  if (stopping.signal.aborted) return;
+  stopCode = code;
+  stopping.abort();
+};
+process.on("SIGINT", () => stop(130));
+process.on("SIGTERM", () => stop(143));
+// The terminal closing; also the parent dying without passing a signal on (npm exits at once on a
+// SIGTERM, leaving this process to init): then there is nobody to serve.
+process.on("SIGHUP", () => stop(129));
+watchParent(() => stop(129));
+
+try {
+  const code = await serve(stopping.signal);
+  process.exit(stopping.signal.aborted ? stopCode : code);
+} catch (error) {
+  if (!stopping.signal.aborted) throw error;
+  process.exit(stopCode);
 }
-const rootKey = /^ROOT_API_KEY=(.*)$/m.exec(readFileSync(devVars, "utf8"))?.[1]?.trim();
 
-console.log("Applying local D1 migrations...");
-applyMigrations({ quiet: true });
+async function serve(signal) {
+  // wrangler would only log workerd's failure to listen and keep running, and the readiness check
+  // would find whatever else answers there.
+  if (!(await portIsFree(PORT, HOST))) {
+    console.error(
+      `Port ${PORT} on ${HOST} is in use (another \`npm run dev\`?). Stop that process or run \`PORT=${PORT + 1} npm run dev\`.`,
+    );
+    return 1;
+  }
 
-let [project] = executeSql("SELECT id, name, api_token FROM projects ORDER BY id LIMIT 1");
-if (!project) {
-  const token = `phc_${base62(43)}`;
-  executeSql(`INSERT INTO projects (name, api_token) VALUES ('Default project', '${token}')`);
-  [project] = executeSql("SELECT id, name, api_token FROM projects ORDER BY id LIMIT 1");
-  console.log("Created the default project.");
-}
+  if (!existsSync(devVars)) {
+    copyFileSync(join(ROOT, ".dev.vars.example"), devVars);
+    const text = readFileSync(devVars, "utf8").replace("ROOT_API_KEY=change-me", `ROOT_API_KEY=phx_root_${base62(40)}`);
+    writeFileSync(devVars, text);
+    console.log("Created .dev.vars from .dev.vars.example with a fresh root key.");
+  }
+  const rootKey = /^ROOT_API_KEY=(.*)$/m.exec(readFileSync(devVars, "utf8"))?.[1]?.trim();
 
-const url = `http://127.0.0.1:${PORT}`;
-console.log(`
+  console.log("Applying local D1 migrations...");
+  await applyMigrationsAsync({ quiet: true, signal });
+
+  const firstProject = async () =>
+    (await executeSqlAsync("SELECT id, name, api_token FROM projects ORDER BY id LIMIT 1", { signal }))[0];
+  let project = await firstProject();
+  if (!project) {
+    const token = `phc_${base62(43)}`;
+    await executeSqlAsync(`INSERT INTO projects (name, api_token) VALUES ('Default project', '${token}')`, { signal });
+    project = await firstProject();
+    console.log("Created the default project.");
+  }
+
+  const url = `http://${HOST}:${PORT}`;
+  console.log(`
 edgehog is starting at ${url}
   project id     ${project.id} (${project.name})
   project token  ${project.api_token}   (SDKs: posthog-node's api key)
@@ -43,12 +84,35 @@ edgehog is starting at ${url}
   API reference  ${url}/api/docs
 `);
 
-const worker = await startWorker({ port: PORT, stdio: "inherit", timeoutMs: 10 * 60_000 });
-console.log(`Ready: ${worker.url}`);
-const stop = async () => {
+  const worker = await startWorker({ port: PORT, stdio: "inherit", timeoutMs: 10 * 60_000, signal });
+  console.log(`Ready: ${worker.url}`);
+  // Until wrangler exits: on its own (its exit code is ours) or stopped through `signal`.
+  const code = await worker.exited;
   await worker.stop();
-  process.exit(0);
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-worker.process.on("exit", (code) => process.exit(code ?? 0));
+  return code ?? 0;
+}
+
+/** Calls `onGone` once this process's parent has exited. */
+function watchParent(onGone) {
+  // process.ppid is read once at start-up; on Linux /proc/self/stat has the current parent (init or
+  // a subreaper once the first one is gone). Elsewhere, whether the first parent still exists.
+  const parent = process.ppid;
+  const alive = () => {
+    try {
+      const stat = readFileSync("/proc/self/stat", "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+    } catch {}
+    try {
+      process.kill(parent, 0);
+      return true;
+    } catch (error) {
+      return error.code === "EPERM";
+    }
+  };
+  const timer = setInterval(() => {
+    if (alive()) return;
+    clearInterval(timer);
+    onGone();
+  }, 1000);
+  timer.unref();
+}
