@@ -46,6 +46,7 @@ export class D1AnalyticsStore implements AnalyticsStore {
   runHogQL(sql: string, params: Q.Cell[]): Promise<Q.QueryRows> {
     return runHogQL(this.d1, sql, params);
   }
+
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number> {
     return deleteEventsBefore(this.d1, projectId, before, limit);
   }
