@@ -6,8 +6,7 @@ import { parseHogQLWith, takeTopLevelWindow } from "./parse";
 import { hogqlParser } from "./parser";
 import { Printer } from "./printer";
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 50_000;
+export { DEFAULT_LIMIT, MAX_LIMIT } from "./limits";
 
 /** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
 export const COMPILER_VERSION = 3;

@@ -112,8 +112,10 @@ export abstract class QueryPrinter {
     if (where.length) sql += ` WHERE ${where.join(" AND ")}`;
     if (n.group_by?.length) sql += ` GROUP BY ${n.group_by.map((e: Node) => this.groupKey(e, scope)).join(", ")}`;
     if (n.having) sql += ` HAVING ${this.condition(n.having, scope, "having")}`;
-    if (n.order_by?.length)
+    if (n.order_by?.length) {
+      if (n.order_by.some((o: Node) => o.with_fill)) refuse("ORDER BY ... WITH FILL is not supported");
       sql += ` ORDER BY ${n.order_by.map((o: Node) => this.orderKey(o.expr, scope, o.order === "DESC")).join(", ")}`;
+    }
     if (n.limit || n.offset)
       sql += this.limitClause(nonNegativeInteger(n.limit, "LIMIT"), nonNegativeInteger(n.offset, "OFFSET"));
     return known ? { sql, columns, types } : { sql, columns: null, types: null };
