@@ -1,6 +1,6 @@
 import { VARIABLE_COLUMN_PREFIX } from "../hogql/materialize";
 import type { AnalyticsStore } from "../analytics";
-import { typesOf } from "../analytics/d1/hogql";
+import { typesOf } from "../analytics/value-types";
 import type { Cell, QueryRows } from "../analytics/queries";
 
 /**

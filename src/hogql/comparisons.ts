@@ -1,8 +1,8 @@
 import { type Node, variableName } from "./ast";
-import { NON_NULL_COLUMNS, quoteString } from "./catalog";
 import { refuse } from "./errors";
-import { INTERVAL_UNITS } from "./functions";
+import { nonNull } from "./nullability";
 import type { Printed, Scope } from "./scope";
+import { quoteString } from "./sqlite-catalog";
 
 /** What comparisons need of the expression printer (it prints operands, subqueries and lists). */
 export interface ExprPrinter {
@@ -38,25 +38,6 @@ export function isoConstant(n: Node): Node {
 /** LIKE is case-sensitive in HogQL: constant patterns become GLOB patterns. */
 const likeToGlob = (pattern: string) =>
   pattern.replace(/[*?[\]%_]/g, (c) => (c === "%" ? "*" : c === "_" ? "?" : `[${c}]`));
-
-/** Whether an operand can never be NULL, so a comparison needs no null-safe guard. */
-function nonNull(n: Node, scope: Scope): boolean {
-  if (n.node === "Constant") return n.value !== null;
-  if (n.node === "Field") {
-    // Only a column of the one catalog table in FROM: with joins, any side may be NULL-extended.
-    const [only, ...others] = scope.sources;
-    if (!only?.table || others.length || scope.aliases.has(n.chain[0])) return false;
-    const chain = n.chain.length === 2 && n.chain[0] === only.alias ? n.chain.slice(1) : n.chain;
-    return chain.length === 1 && NON_NULL_COLUMNS.has(chain[0]);
-  }
-  if (n.node === "ArithmeticOperation") return nonNull(n.left, scope) && nonNull(n.right, scope);
-  if (n.node === "Call") {
-    const name = n.name.toLowerCase();
-    if (["now", "today", "yesterday"].includes(name) || name in INTERVAL_UNITS) return true;
-    return /^(tostartof|todate)/.test(name) && n.args.every((a: Node) => nonNull(a, scope));
-  }
-  return false;
-}
 
 /** HogQL's comparison operators, null-safe as HogQL's are. */
 export function compareSql(p: ExprPrinter, original: Node, scope: Scope): string {

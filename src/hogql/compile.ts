@@ -2,11 +2,11 @@ import type { CompiledPlan } from "../db/schema";
 import type { Node } from "./ast";
 import { HogQLError } from "./errors";
 import { materializationTransform } from "./materialize";
+import { parseHogQLWith, takeTopLevelWindow } from "./parse";
 import { hogqlParser } from "./parser";
 import { Printer } from "./printer";
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 50_000;
+export { DEFAULT_LIMIT, MAX_LIMIT } from "./limits";
 
 /** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
 export const COMPILER_VERSION = 3;
@@ -17,31 +17,14 @@ export const COMPILER_VERSION = 3;
  */
 export type CompiledQuery = CompiledPlan;
 
-const REFUSED_STATEMENTS =
-  /^\s*(pragma|attach|detach|insert|update|delete|replace|drop|create|alter|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release|explain|upsert|merge|truncate|grant|set|use|show|describe|system|optimize|rename|kill)\b/i;
-
 /** Parses HogQL with PostHog's grammar; a syntax error or a refused construct throws HogQLError. */
 export async function parseHogQL(text: string): Promise<Node> {
-  const refused = REFUSED_STATEMENTS.exec(text);
-  if (refused)
-    throw new HogQLError(`${refused[1].toUpperCase()} statements are not allowed: endpoints run SELECT queries only`);
-  const parser = await hogqlParser();
-  const ast = JSON.parse(parser.parseSelect(text)) as Node & { error?: boolean; message?: string };
-  if (ast.error) throw new HogQLError(`Invalid HogQL query: ${ast.message}`);
-  return ast;
+  return parseHogQLWith(await hogqlParser(), text);
 }
 
 export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const ast = await parseHogQL(text);
-  const top: Node = structuredClone(ast);
-  let limit: number | null = null;
-  let offset = 0;
-  if (top.node === "SelectQuery") {
-    limit = literal(top.limit, "LIMIT");
-    offset = literal(top.offset, "OFFSET") ?? 0;
-    top.limit = null;
-    top.offset = null;
-  }
+  const { query: top, limit, offset } = takeTopLevelWindow(ast);
   const printer = new Printer(text, ast);
   const printed = printer.query(top);
   const n = printer.variables.length;
@@ -70,12 +53,4 @@ function compileMaterialization(text: string, ast: Node): CompiledQuery["materia
     if (error instanceof HogQLError) return { reason: error.message };
     throw error;
   }
-}
-
-function literal(node: Node | null | undefined, what: string): number | null {
-  if (!node) return null;
-  if (node.node !== "Constant" || typeof node.value !== "number" || !Number.isInteger(node.value) || node.value < 0) {
-    throw new HogQLError(`${what} must be a non-negative integer literal`);
-  }
-  return node.value;
 }

@@ -1,9 +1,11 @@
-import { type Node, variableName } from "./ast";
-import { catalogField, jsonPath, quoteIdent, quoteString } from "./catalog";
+import { accessChain, filterAsCombinator, type Node, variableName } from "./ast";
 import { compareSql, type ExprPrinter, isoConstant, isTimeExpr } from "./comparisons";
 import { refuse } from "./errors";
+import { lookupField, resolvingAlias } from "./fields";
 import { aggregateSql, INTERVAL_UNITS, isAggregate, scalarSql } from "./functions";
-import type { Printed, Scope, Source } from "./scope";
+import { QueryPrinter } from "./query-printer";
+import type { Scope } from "./scope";
+import { jsonPath, quoteIdent, quoteString } from "./sqlite-catalog";
 
 const CAST_TYPES: [RegExp, (x: string) => string][] = [
   [/^u?int\d*$|^integer$/, (x) => `CAST(${x} AS INTEGER)`],
@@ -17,12 +19,10 @@ const CAST_TYPES: [RegExp, (x: string) => string][] = [
  * properties as json_extract), HogQL's null-safe comparisons, interval arithmetic and the function
  * catalog. Variables bind as `?2`, `?3`, ... in order of first use (`?1` is the project id).
  */
-export abstract class ExpressionPrinter implements ExprPrinter {
+export abstract class ExpressionPrinter extends QueryPrinter implements ExprPrinter {
   readonly variables: string[] = [];
   /** Variables used as `x IN {variables.list}`: bound as a JSON array, read with json_each. */
   readonly listVariables = new Set<string>();
-
-  abstract query(node: Node, parent?: Scope, ctes?: Scope["ctes"]): Printed;
 
   exprs(nodes: Node[], scope: Scope): string {
     return nodes.map((e) => this.expr(e, scope)).join(", ");
@@ -36,9 +36,9 @@ export abstract class ExpressionPrinter implements ExprPrinter {
         return this.field(n.chain, scope);
       case "ArrayAccess":
       case "TupleAccess":
-        return this.arrayAccess(n, scope);
+        return this.field(accessChain(n), scope);
       case "Alias":
-        return this.withResolving(scope, n.alias, () => this.expr(n.expr, scope));
+        return resolvingAlias(scope, n.alias, () => this.expr(n.expr, scope));
       case "Placeholder":
         return this.placeholder(n);
       case "And":
@@ -88,67 +88,14 @@ export abstract class ExpressionPrinter implements ExprPrinter {
     return `?${index + 2}`;
   }
 
-  private withResolving(scope: Scope, alias: string, print: () => string): string {
-    const had = scope.resolving.has(alias);
-    scope.resolving.add(alias);
-    try {
-      return print();
-    } finally {
-      if (!had) scope.resolving.delete(alias);
-    }
-  }
-
   private field(chain: (string | number)[], scope: Scope): string {
-    const head = chain[0];
-    if (chain.length === 1 && typeof head === "string") {
-      const alias = scope.aliases.get(head);
-      if (alias && !scope.resolving.has(head))
-        return `(${this.withResolving(scope, head, () => this.expr(alias, scope))})`;
+    const target = lookupField(chain, scope);
+    if ("alias" in target) {
+      const name = String(chain[0]);
+      return `(${resolvingAlias(scope, name, () => this.expr(target.alias, scope))})`;
     }
-    for (let s: Scope | undefined = scope; s; s = s.parent) {
-      const found = this.resolve(chain, s);
-      if (found) return found;
-    }
-    return refuse(`Unknown field: ${chain.join(".")}`);
-  }
-
-  private resolve(chain: (string | number)[], scope: Scope): string | undefined {
-    if (chain.length > 1) {
-      const source = scope.sources.find((s) => s.alias === chain[0]);
-      if (source) return this.onSource(source, chain.slice(1)) ?? refuse(`Unknown field: ${chain.join(".")}`);
-    }
-    for (const source of scope.sources) {
-      const found = this.onSource(source, chain);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  private onSource(source: Source, chain: (string | number)[]): string | undefined {
-    if (source.table) return catalogField(source.table, source.alias, chain);
-    const [head, ...rest] = chain;
-    if (typeof head !== "string" || (source.columns && !source.columns.includes(head))) return undefined;
-    const column = `${quoteIdent(source.alias)}.${quoteIdent(head)}`;
-    return rest.length ? `json_extract(${column}, ${jsonPath(rest)})` : column;
-  }
-
-  /** `properties['a b'].c` arrives as nested ArrayAccess over a Field: flatten it into a chain. */
-  private arrayAccess(n: Node, scope: Scope): string {
-    const chain: (string | number)[] = [];
-    let cur: Node = n;
-    while (cur.node === "ArrayAccess" || cur.node === "TupleAccess") {
-      if (cur.node === "TupleAccess") {
-        chain.unshift(Number(cur.index));
-        cur = cur.tuple;
-        continue;
-      }
-      if (cur.property.node !== "Constant" || !["string", "number"].includes(typeof cur.property.value))
-        refuse("Only literal keys and indexes are supported in [...]");
-      chain.unshift(cur.property.value);
-      cur = cur.array;
-    }
-    if (cur.node !== "Field") return refuse("[...] access is only supported on properties");
-    return this.field([...cur.chain, ...chain], scope);
+    const column = `${quoteIdent(target.source.alias)}.${quoteIdent(target.column)}`;
+    return target.path.length ? `json_extract(${column}, ${jsonPath(target.path)})` : column;
   }
 
   private arithmetic(n: Node, scope: Scope): string {
@@ -172,21 +119,20 @@ export abstract class ExpressionPrinter implements ExprPrinter {
     const name = String(n.name);
     if (name.toLowerCase() in INTERVAL_UNITS) refuse(`${name} can only be added to or subtracted from a date`);
     if (name.toLowerCase() === "tostartofinterval") return this.startOfInterval(n, scope);
-    const args: string[] = (n.args ?? []).map((a: Node) =>
-      a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope),
-    );
     if (isAggregate(name)) {
-      // `agg(...) FILTER (WHERE c)` is an -If combinator by another name.
-      if (!n.filter_expr) return aggregateSql(name, args, !!n.distinct);
-      const filter = this.expr(n.filter_expr, scope);
-      const conditional = name.toLowerCase().endsWith("if");
-      const ifName = conditional ? name : `${name}If`;
-      const ifArgs = conditional ? [...args.slice(0, -1), `(${args.at(-1)} AND ${filter})`] : [...args, filter];
-      return aggregateSql(ifName, ifArgs, !!n.distinct);
+      const call = filterAsCombinator(n);
+      return aggregateSql(call.name, this.args(call, scope), !!n.distinct);
     }
     if (n.filter_expr) refuse(`FILTER applies to aggregate functions, not ${name}`);
+    const args = this.args(n, scope);
     if (args.includes("*")) refuse(`${name}(*) is not supported`);
     return scalarSql(name, args);
+  }
+
+  private args(call: Node, scope: Scope): string[] {
+    return (call.args ?? []).map((a: Node) =>
+      a.node === "Field" && a.chain.length === 1 && a.chain[0] === "*" ? "*" : this.expr(a, scope),
+    );
   }
 
   /** `toStartOfInterval(t, INTERVAL n unit)` for seconds to days: buckets aligned on the Unix epoch, as ClickHouse does. */

@@ -1,25 +1,11 @@
 import { env } from "cloudflare:workers";
-
-export interface SeedPerson {
-  uuid?: string;
-  distinctIds: string[];
-  properties?: Record<string, unknown>;
-  createdAt?: string;
-  isIdentified?: boolean;
-}
-export interface SeedEvent {
-  event: string;
-  distinctId: string;
-  timestamp: string;
-  properties?: Record<string, unknown>;
-  uuid?: string;
-}
+import type { SeedData } from "../seed-data";
 
 /**
  * Writes persons and events straight into D1 (rows shaped as src/db/schema.ts), so endpoint tests
  * do not depend on the capture pipeline. Returns the persons' uuids in order.
  */
-export async function seed(projectId: number, data: { persons?: SeedPerson[]; events?: SeedEvent[] }) {
+export async function seed(projectId: number, data: SeedData) {
   const uuids: string[] = [];
   for (const person of data.persons ?? []) {
     const uuid = person.uuid ?? crypto.randomUUID();
