@@ -7,32 +7,12 @@ import { catalogSource, quoteIdent } from "./sqlite-catalog";
 
 export type { Printed } from "./scope";
 
-const JOIN_TYPES = new Map([
-  ["JOIN", "JOIN"],
-  ["INNER JOIN", "JOIN"],
-  ["LEFT JOIN", "LEFT JOIN"],
-  ["LEFT OUTER JOIN", "LEFT JOIN"],
-  ["RIGHT JOIN", "RIGHT JOIN"],
-  ["RIGHT OUTER JOIN", "RIGHT JOIN"],
-  ["FULL JOIN", "FULL JOIN"],
-  ["FULL OUTER JOIN", "FULL JOIN"],
-  ["CROSS JOIN", "CROSS JOIN"],
-  [",", "CROSS JOIN"],
-]);
-const SET_OPERATORS = new Map([
-  ["UNION ALL", "UNION ALL"],
-  ["UNION DISTINCT", "UNION"],
-  ["INTERSECT", "INTERSECT"],
-  ["EXCEPT", "EXCEPT"],
-]);
-
 /**
  * Prints a HogQL AST as SQLite SQL (the query's shape is query-printer.ts's, expressions are
  * expressions.ts's). Every catalog table becomes a subquery filtered by the project (`?1`).
  */
 export class Printer extends ExpressionPrinter {
-  protected readonly joinTypes = JOIN_TYPES;
-  protected readonly setOperators = SET_OPERATORS;
+  protected readonly unionDistinct = "UNION";
   private readonly withPerson: boolean;
 
   constructor(text: string, root: Node) {

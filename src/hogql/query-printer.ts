@@ -10,6 +10,20 @@ export interface PrintedItem {
   type?: string;
 }
 
+/** HogQL's join spellings as both engines read them (`JOIN` is an inner join in SQLite and ClickHouse alike). */
+const JOIN_TYPES: ReadonlyMap<string, string> = new Map([
+  ["JOIN", "JOIN"],
+  ["INNER JOIN", "JOIN"],
+  ["LEFT JOIN", "LEFT JOIN"],
+  ["LEFT OUTER JOIN", "LEFT JOIN"],
+  ["RIGHT JOIN", "RIGHT JOIN"],
+  ["RIGHT OUTER JOIN", "RIGHT JOIN"],
+  ["FULL JOIN", "FULL JOIN"],
+  ["FULL OUTER JOIN", "FULL JOIN"],
+  ["CROSS JOIN", "CROSS JOIN"],
+  [",", "CROSS JOIN"],
+]);
+
 /** Clauses of PostHog's SelectQuery that no engine here prints: refused by name rather than dropped. */
 const UNSUPPORTED_CLAUSES = ["array_join_op", "window_exprs", "limit_by", "qualify", "limit_with_ties"];
 
@@ -25,9 +39,8 @@ export abstract class QueryPrinter {
 
   constructor(protected readonly text: string) {}
 
-  /** HogQL's join types and set operators, spelled as the engine spells them. */
-  protected abstract readonly joinTypes: ReadonlyMap<string, string>;
-  protected abstract readonly setOperators: ReadonlyMap<string, string>;
+  /** How the engine spells HogQL's `UNION DISTINCT` (the one set operator the engines spell differently). */
+  protected abstract readonly unionDistinct: string;
   abstract quoteIdent(name: string): string;
   /** The subquery a catalog table reads, confined to the project. */
   protected abstract catalogSource(table: CatalogTable): string;
@@ -47,12 +60,16 @@ export abstract class QueryPrinter {
     const first = this.query(node.initial_select_query, parent, ctes, top);
     let sql = first.sql;
     for (const next of node.subsequent_select_queries ?? []) {
-      const op =
-        this.setOperators.get(String(next.set_operator).toUpperCase()) ??
-        refuse(`Set operator ${next.set_operator} is not supported`);
+      const op = this.setOperator(String(next.set_operator).toUpperCase());
       sql += ` ${op} ${this.query(next.select_query, parent, ctes, top).sql}`;
     }
     return { sql, columns: first.columns, types: first.types };
+  }
+
+  private setOperator(op: string): string {
+    if (op === "UNION DISTINCT") return this.unionDistinct;
+    if (op === "UNION ALL" || op === "INTERSECT" || op === "EXCEPT") return op;
+    return refuse(`Set operator ${op} is not supported`);
   }
 
   private select(n: Node, parent: Scope | undefined, outerCtes: Scope["ctes"] | undefined, top: boolean): Printed {
@@ -81,7 +98,7 @@ export abstract class QueryPrinter {
       if (!from) from = ` FROM ${source}`;
       else {
         const type =
-          this.joinTypes.get(String(join.join_type ?? "JOIN").toUpperCase()) ??
+          JOIN_TYPES.get(String(join.join_type ?? "JOIN").toUpperCase()) ??
           refuse(`${join.join_type} is not supported`);
         from += ` ${type} ${source}`;
       }

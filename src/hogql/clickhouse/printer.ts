@@ -8,26 +8,6 @@ import { quoteIdent } from "./sql";
 import { asResult, jsonAsNumber, jsonAsString, type Typed, type ValueType } from "./values";
 import type { VariableType } from "./variables";
 
-const JOIN_TYPES = new Map([
-  ["JOIN", "JOIN"],
-  ["INNER JOIN", "INNER JOIN"],
-  ["LEFT JOIN", "LEFT JOIN"],
-  ["LEFT OUTER JOIN", "LEFT JOIN"],
-  ["RIGHT JOIN", "RIGHT JOIN"],
-  ["RIGHT OUTER JOIN", "RIGHT JOIN"],
-  ["FULL JOIN", "FULL JOIN"],
-  ["FULL OUTER JOIN", "FULL JOIN"],
-  ["CROSS JOIN", "CROSS JOIN"],
-  [",", "CROSS JOIN"],
-]);
-// ClickHouse refuses a bare UNION unless union_default_mode is set: always say which.
-const SET_OPERATORS = new Map([
-  ["UNION ALL", "UNION ALL"],
-  ["UNION DISTINCT", "UNION DISTINCT"],
-  ["INTERSECT", "INTERSECT"],
-  ["EXCEPT", "EXCEPT"],
-]);
-
 /**
  * Prints a HogQL AST as ClickHouse SQL (the query's shape is QueryPrinter's, expressions are
  * expressions.ts's). Every catalog table becomes a subquery confined to the project
@@ -35,8 +15,8 @@ const SET_OPERATORS = new Map([
  * typed; inside subqueries and CTEs it stays JSON text, and the enclosing query reads it as it needs.
  */
 export class ClickHousePrinter extends ClickHouseExpressions {
-  protected readonly joinTypes = JOIN_TYPES;
-  protected readonly setOperators = SET_OPERATORS;
+  // ClickHouse refuses a bare UNION unless union_default_mode is set: always say which.
+  protected readonly unionDistinct = "UNION DISTINCT";
   private readonly reads: PersonReads;
 
   constructor(text: string, root: Node, variableTypes: Record<string, VariableType> = {}) {
