@@ -1,10 +1,10 @@
-// `npm run dev`: prepares local state (dev vars, assets, migrations, a default project),
-// prints what a new user needs, then serves the worker on 127.0.0.1:8787 (or $PORT).
+// `npm run dev`: prepares local state (dev vars, migrations, a default project), prints what a new
+// user needs, then serves the worker on 127.0.0.1:8787 (or $PORT); wrangler's [build] step builds
+// the assets.
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
-import "./build-assets.mjs";
 
 const PORT = Number(process.env.PORT ?? 8787);
 const HOST = "127.0.0.1";

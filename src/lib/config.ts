@@ -81,8 +81,8 @@ const parsed = new Map<string, { raw: string | undefined; value: unknown }>();
 /** A setting's value from the environment; a 500 naming the variable when it is misconfigured. */
 export function setting<T>(env: Env, which: Setting<T>): T {
   // wrangler.toml [vars] may hold numbers (EVENT_RETENTION_DAYS = 30); settings are read as text.
-  const value0 = env[which.name] as unknown;
-  const raw = value0 === undefined || value0 === null ? undefined : String(value0);
+  const stored = env[which.name] as unknown;
+  const raw = stored === undefined || stored === null ? undefined : String(stored);
   const cached = parsed.get(which.name);
   if (cached && cached.raw === raw) return cached.value as T;
   let value: T;

@@ -11,7 +11,8 @@ import { errorResponse, validationError } from "./errors";
  *
  * Replicas lag the primary. A client that writes and then reads passes back the bookmark from the
  * write's response (`X-D1-Bookmark`), and the read then runs on a copy at least that fresh (this is
- * how Cloudflare documents it). Every response carries the session's latest bookmark.
+ * how Cloudflare documents it). Every response of a request that queried D1 carries the session's
+ * latest bookmark.
  */
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
 
