@@ -21,6 +21,12 @@ export interface Env {
   CORS_ALLOWED_ORIGINS?: string;
   /** Days of events to keep (the scheduled run deletes older ones); unset keeps everything. */
   EVENT_RETENTION_DAYS?: string;
+  /** ClickHouse's HTTP interface; set, events are stored there and analytical reads run there (docs/operations.md). */
+  CLICKHOUSE_URL?: string;
+  CLICKHOUSE_USER?: string;
+  /** Secret. */
+  CLICKHOUSE_PASSWORD?: string;
+  CLICKHOUSE_DATABASE?: string;
 }
 
 export type AppVariables = {

@@ -2,3 +2,16 @@ import { ApiError } from "../lib/errors";
 
 /** A question too large to answer (too many periods, parameters or terms): a 400 naming what to reduce. */
 export const queryTooComplex = (detail: string) => new ApiError(400, "validation_error", "query_too_complex", detail);
+
+/**
+ * What a failed query means for the caller, as each engine classifies its own errors
+ * (`AnalyticsStore.classifyError`): a deterministic outcome of the query over the data is the
+ * caller's 400 with a message safe to show (no internal names); anything else (the database
+ * overloaded, unreachable, timed out, misconfigured, a worker-side exception) is ours, a 5xx the
+ * client may retry when `retryable`, its detail only in our logs.
+ */
+export type QueryFailure = { kind: "query"; message: string } | { kind: "server"; retryable: boolean; detail: string };
+
+/** Transient conditions (overload, resets, timeouts, lost connections) of D1, Durable Objects and fetch: worth a retry. */
+export const TRANSIENT =
+  /overloaded|timed? ?out|timeout|network connection lost|reset|transient|temporarily|too many requests|SQLITE_(BUSY|LOCKED|INTERRUPT)|interrupted|disconnected/i;

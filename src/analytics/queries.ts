@@ -133,3 +133,33 @@ export interface QueryRows {
   types: [string, string][];
   results: Cell[][];
 }
+
+/** The engines an analytics store runs on: D1 (SQLite), the embedded default, or ClickHouse. */
+export type AnalyticsEngine = "d1" | "clickhouse";
+
+/**
+ * A HogQL query compiled for one engine (src/hogql/ for D1, src/hogql/clickhouse/), as a saved
+ * version's plan holds it. Its parameters: the project, each variable, then LIMIT and OFFSET (D1:
+ * `?1`, `?2`.., `?n+2`, `?n+3`; ClickHouse: `{team_id}`, `{var_<name>}`, `{limit}`, `{offset}`,
+ * and `{timezone}`).
+ */
+export interface HogQLStatement {
+  sql: string;
+  /** The HogQL variable names the SQL binds, in order. */
+  variables: string[];
+  /** Variables compared with IN: a list value (a scalar is a one-element list). */
+  lists: string[];
+  /** ClickHouse: each variable's parameter type, e.g. `Nullable(String)`. */
+  variableParams?: Record<string, string>;
+}
+
+/** One run of a HogQL statement: the values bound to its parameters. */
+export interface HogQLRun {
+  projectId: number;
+  /** The project's IANA time zone (ClickHouse reads timestamps in it; SQLite has no zones). */
+  timezone: string;
+  /** The variables' values by name (the request's, else the saved ones); a missing one binds NULL. */
+  values: Record<string, unknown>;
+  limit: number;
+  offset: number;
+}

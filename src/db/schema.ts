@@ -263,23 +263,32 @@ export const flagHashKeyOverrides = sqliteTable(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The plan a version stores in `endpoint_versions.compiled`, as the HogQL compiler
- * (src/hogql/compile.ts) returns it; a run only binds and executes it. Declared here because the
- * schema imports nothing of ours: the compiler's `CompiledQuery` is this type.
- * Parameters: `?1` the project id, `?2`.. the variables in `variables` order, then LIMIT and OFFSET.
+ * The plan a version stores in `endpoint_versions.compiled`, as the HogQL compiler returns it
+ * (src/hogql/compile.ts for D1, src/hogql/clickhouse/compile.ts); a run only binds and executes it.
+ * Declared here because the schema imports nothing of ours: the compiler's `CompiledQuery` is this type.
+ * Parameters: the project, the variables in `variables` order, then LIMIT and OFFSET (D1: `?1`,
+ * `?2`.., ClickHouse: `{team_id}`, `{var_<name>}`, `{limit}`, `{offset}`, and `{timezone}`).
  */
 export interface CompiledPlan {
   /** The COMPILER_VERSION that produced it: plans saved by an older compiler are recompiled. */
   compiler: number;
+  /** The analytics engine it was compiled for: a deployment on the other engine recompiles it. */
+  engine: "d1" | "clickhouse";
   sql: string;
   variables: string[];
-  /** Variables compared with IN: bound as a JSON array (a scalar value as a one-element list). */
+  /** Variables compared with IN: bound as a list (a scalar value as a one-element list). */
   lists: string[];
+  /** ClickHouse: each variable's parameter type (`Nullable(String)`, `Array(String)`, ...). */
+  variableParams?: Record<string, string>;
   /** The query's own top-level LIMIT / OFFSET (the run's limit can only lower the LIMIT). */
   limit: number | null;
   offset: number;
   columns: string[] | null;
-  /** `singleRow`: an ungrouped aggregate, whose reads fall back to inline when the table has no row. */
+  /**
+   * The materialization transform's query, bound with the project and read in pages (its SQL ends
+   * with the LIMIT and OFFSET parameters); `singleRow`: an ungrouped aggregate, whose reads fall
+   * back to inline when the table has no row.
+   */
   materialization: { sql: string; variables: string[]; singleRow?: boolean } | { reason: string };
 }
 
@@ -312,7 +321,7 @@ export const endpointVersions = sqliteTable(
     version: integer("version").notNull(),
     /** The query as saved (`{kind: "HogQLQuery", query, variables}`). */
     query: text("query", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    /** The SQLite SQL and parameter plan compiled when the version was saved. */
+    /** The SQL and parameter plan compiled when the version was saved (or last recompiled). */
     compiled: text("compiled", { mode: "json" }).$type<CompiledPlan>(),
     description: text("description").notNull().default(""),
     cacheAgeSeconds: integer("cache_age_seconds"),

@@ -28,6 +28,7 @@ export async function enableMaterialization(
   endpoint: EndpointRow,
   version: VersionRow,
   frequency: string | null | undefined,
+  timezone: string,
 ) {
   const plan = materializationPlan(version);
   if ("reason" in plan) throw validationError(`Cannot materialize endpoint. Reason: ${plan.reason}`, "is_materialized");
@@ -35,6 +36,8 @@ export async function enableMaterialization(
   await materializerFor(env, endpoint.id).configure({
     version: version.version,
     projectId: endpoint.projectId,
+    timezone,
+    engine: version.compiled!.engine,
     sql: plan.sql,
     variables: plan.variables,
     singleRow: plan.singleRow ?? false,

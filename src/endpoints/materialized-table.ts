@@ -12,7 +12,7 @@ const table = (version: number) => `mv_v${Math.trunc(version)}`;
 /** A refresh fills this table page by page; readers keep the previous table until it is swapped in. */
 const staging = (version: number) => `mv_v${Math.trunc(version)}_next`;
 
-/** Rows read from D1 per query while copying (each page re-runs the query with LIMIT/OFFSET). */
+/** Rows read from the analytics store per query while copying (each page re-runs the query with LIMIT/OFFSET). */
 export const MATERIALIZE_PAGE_ROWS = 10_000;
 /** A materialized table holds at most this many rows; a larger result fails the refresh. */
 export const MAX_MATERIALIZED_ROWS = 200_000;
@@ -27,14 +27,15 @@ export class TooManyRows extends Error {
 }
 
 export interface CopySource {
-  /** The transformed query; `?1` is the project id. Paging appends LIMIT ?2 OFFSET ?3. */
+  /** The transformed query, compiled for the store's engine; bound with the project, read in pages by its LIMIT and OFFSET parameters. */
   sql: string;
   projectId: number;
+  timezone: string;
   variables: string[];
 }
 
 /**
- * Copies the query's rows from D1 into the version's staging table, `pageSize` rows per D1 query
+ * Copies the query's rows from the analytics store into the version's staging table, `pageSize` rows per D1 query
  * and per local transaction (multi-row INSERTs), so at most one page is held in memory. Over
  * `maxRows` rows it stops and throws TooManyRows (the staging table is dropped). Returns the output
  * column names; `swapTable` then publishes the copy.
@@ -48,8 +49,7 @@ export async function copyToStaging(
   maxRows = MAX_MATERIALIZED_ROWS,
 ): Promise<{ columns: string[]; rows: number }> {
   const sql = storage.sql;
-  // Plans saved before paging carried their own row cap as a trailing LIMIT.
-  const paged = `${source.sql.replace(/\s+LIMIT \d+\s*$/i, "")} LIMIT ?2 OFFSET ?3`;
+  const statement = { sql: source.sql, variables: [], lists: [] };
   sql.exec(`DROP TABLE IF EXISTS ${staging(version)}`);
   let layout: { varIdx: number[]; outIdx: number[]; columns: string[] } | null = null;
   let copied = 0;
@@ -57,7 +57,13 @@ export async function copyToStaging(
     for (;;) {
       // One row past the cap is enough to know it is exceeded.
       const want = Math.min(pageSize, maxRows + 1 - copied);
-      const page = await store.runHogQL(paged, [source.projectId, want, copied]);
+      const page = await store.runHogQL(statement, {
+        projectId: source.projectId,
+        timezone: source.timezone,
+        values: {},
+        limit: want,
+        offset: copied,
+      });
       if (!layout) {
         layout = layoutOf(source.variables, page);
         const varCols = layout.varIdx.map((_, i) => `, v${i}`).join("");

@@ -93,16 +93,16 @@ export class EndpointMaterializer extends DurableObject<Env> {
             ready.columns,
             input.materialized,
             input.limit + 1,
-            input.offset,
+            input.run.offset,
           )
         : null;
     if (stored && stored.results.length === 0 && ready?.singleRow) ready = null;
     if (stored && ready) rows = stored;
     else {
       try {
-        rows = await this.store.runHogQL(input.sql, input.params);
+        rows = await this.store.runHogQL(input.statement, input.run);
       } catch (error) {
-        return { error: error instanceof Error ? error.message : String(error) };
+        return { failure: this.store.classifyError(error) };
       }
     }
     const hasMore = rows.results.length > input.limit;

@@ -1,5 +1,9 @@
+import type { AnalyticsEngine } from "../analytics/queries";
+import { compileClickHousePlan } from "../hogql/clickhouse/compile";
+import { type VariableType, variableTypeOf } from "../hogql/clickhouse/variables";
 import { compileHogQL, type CompiledQuery } from "../hogql/compile";
 import { HogQLError } from "../hogql/errors";
+import { hogqlParser } from "../hogql/parser";
 import { validationError } from "../lib/errors";
 import { type HogQLQuery, VARIABLE_TYPES, type VariableDef } from "./saved-query-schema";
 
@@ -69,11 +73,17 @@ export const isList = (v: unknown): v is unknown[] => Array.isArray(v) && v.ever
 export const variablesByCode = (query: HogQLQuery) =>
   new Map(Object.values(query.variables ?? {}).map((v) => [v.code_name, v]));
 
-/** Compiles a saved query (done once, when a version is saved): refusals are a 400 on `query`. */
-export async function compileQuery(query: HogQLQuery): Promise<CompiledQuery> {
+/**
+ * Compiles a saved query for the deployment's engine (done once, when a version is saved, and again
+ * when the compiler or the engine changed): refusals are a 400 on `query`.
+ */
+export async function compileQuery(query: HogQLQuery, engine: AnalyticsEngine): Promise<CompiledQuery> {
   let compiled: CompiledQuery;
   try {
-    compiled = await compileHogQL(query.query);
+    compiled =
+      engine === "clickhouse"
+        ? compileClickHousePlan(query.query, { parser: await hogqlParser(), variableTypes: variableTypes(query) })
+        : await compileHogQL(query.query);
   } catch (error) {
     if (error instanceof HogQLError) throw validationError(error.message, "query");
     throw error;
@@ -88,6 +98,13 @@ export async function compileQuery(query: HogQLQuery): Promise<CompiledQuery> {
   }
   if (compiled.variables.length > 90) throw validationError("A query may use at most 90 variables.", "query");
   return compiled;
+}
+
+/** ClickHouse types each variable's parameter when compiling: the definition's type, else its stored value's. */
+function variableTypes(query: HogQLQuery): Record<string, VariableType> {
+  const types: Record<string, VariableType> = {};
+  for (const def of variablesByCode(query).values()) types[def.code_name] = def.type ?? variableTypeOf(def.value);
+  return types;
 }
 
 /** Deep equality after sorting keys (a new version is made only when this differs). */

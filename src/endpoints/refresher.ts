@@ -1,4 +1,6 @@
 import type { AnalyticsStore } from "../analytics";
+import type { QueryFailure } from "../analytics/errors";
+import type { AnalyticsEngine } from "../analytics/queries";
 import {
   copyToStaging,
   dropTable,
@@ -7,12 +9,15 @@ import {
   swapTable,
   TooManyRows,
 } from "./materialized-table";
-import { classifyQueryError, type QueryFailure } from "./query-errors";
 
 export interface MaterializationConfig {
   version: number;
   projectId: number;
-  /** The transformed query (variables as columns), bound only with the project id. */
+  /** The project's time zone when configured (ClickHouse reads timestamps in it). */
+  timezone: string;
+  /** The engine `sql` was compiled for (absent in configs saved before ClickHouse: D1). */
+  engine: AnalyticsEngine;
+  /** The transformed query (variables as columns), bound only with the project, read in pages. */
   sql: string;
   variables: string[];
   /** The query is an ungrouped aggregate: a value with no stored row must run inline (count 0, ...). */
@@ -140,11 +145,12 @@ export class Refresher {
   private async runRefresh(version: number): Promise<MaterializationStatus | null> {
     const row = this.row(version);
     if (!row) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
+    const config = currentConfig(JSON.parse(row.config) as MaterializationConfig);
     const sql = this.storage.sql;
     sql.exec("UPDATE materializations SET status = 'Running' WHERE version = ?", version);
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
+      if (config.engine !== this.store.engine) throw new EngineChanged();
       const { columns } = await copyToStaging(
         this.store,
         this.storage,
@@ -170,7 +176,9 @@ export class Refresher {
       this.onRefreshed(version);
     } catch (error) {
       const failure: QueryFailure =
-        error instanceof TooManyRows ? { kind: "query", message: error.message } : classifyQueryError(error);
+        error instanceof TooManyRows || error instanceof EngineChanged
+          ? { kind: "query", message: error.message }
+          : this.store.classifyError(error);
       if (failure.kind === "server")
         console.error(`materialization of version ${version} failed on the database side`, failure.detail);
       // The status is shown to callers: the query's own error cleaned, a server-side failure generic.
@@ -196,4 +204,22 @@ export class Refresher {
     if (next === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(next);
   }
+}
+
+/** The deployment moved its events to the other engine since the version was configured. */
+class EngineChanged extends Error {
+  constructor() {
+    super("The query was compiled for the other analytics engine; the next run of the endpoint recompiles it.");
+  }
+}
+
+/** A config as stored by an older release: D1's SQL, without its paging parameters (and maybe with a row cap). */
+function currentConfig(config: MaterializationConfig): MaterializationConfig {
+  if (config.engine) return config;
+  return {
+    ...config,
+    engine: "d1",
+    timezone: "UTC",
+    sql: `${config.sql.replace(/\s+LIMIT \d+\s*$/i, "")} LIMIT ?2 OFFSET ?3`,
+  };
 }

@@ -166,7 +166,7 @@ export const endpointRoutes = createRouter()
     const endpoint = await createEndpoint(
       c.env,
       db,
-      c.get("project").id,
+      c.get("project"),
       c.req.valid("json"),
       actorOf(c.get("principal")).first_name,
     );
@@ -244,7 +244,7 @@ async function applyUpdate(
 ) {
   const db = c.get("db");
   const author = actorOf(c.get("principal")).first_name;
-  const result = await updateEndpoint(c.env, db, c.get("project").id, name, body, version, author);
+  const result = await updateEndpoint(c.env, db, c.get("project"), name, body, version, author);
   const versionsCount = await countVersions(db, result.endpoint.id);
   return recordFor(result.targeted)(c.env, origin(c.req.url), result.endpoint, result.version, versionsCount);
 }

@@ -1,27 +1,30 @@
-import type { Cell, QueryRows } from "../analytics/queries";
+import type { QueryFailure } from "../analytics/errors";
+import type { Cell, HogQLRun, HogQLStatement, QueryRows } from "../analytics/queries";
 
 /** What the worker sends the endpoint's materializer Durable Object to run a version, and what it answers. */
 export interface RunInput {
   version: number;
-  sql: string;
-  params: Cell[];
+  /** The version's plan, compiled for the deployment's engine. */
+  statement: HogQLStatement;
+  /** Its values; `run.limit` is one past `limit`, which says whether there are more rows. */
+  run: HogQLRun;
+  /** Rows to return. */
   limit: number;
-  offset: number;
   cacheKey: string;
   cacheAgeSeconds: number;
   refresh: "cache" | "force" | "direct";
   /** Values of the materialized variables, in config order, when the version is materialized. */
   materialized: Cell[] | null;
 }
-/** D1 refused the query; the raw message, which the worker classifies (query-errors.ts) before anyone sees it. */
+/** The engine refused the query or failed, as its store classified the error (the worker shapes the envelope). */
 export interface RunFailure {
-  error: string;
+  failure: QueryFailure;
 }
 export interface RunOutput extends QueryRows {
   hasMore: boolean;
   is_cached: boolean;
   last_refresh: string;
   materialized_at: string | null;
-  /** Milliseconds spent reading the rows (D1 or the stored table); 0 for a cache hit. */
+  /** Milliseconds spent reading the rows (the engine or the stored table); 0 for a cache hit. */
   execute_ms: number;
 }

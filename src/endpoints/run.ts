@@ -6,9 +6,10 @@ import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "
 import { sha256Hex } from "../lib/crypto";
 import { notFound, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
+import { analyticsEngine } from "../analytics";
 import type { Cell } from "../analytics/queries";
 import { enableMaterialization, materializerFor } from "./materialization";
-import { classifyQueryError, classifyStubError, queryFailureError } from "./query-errors";
+import { classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, isBindable, isList, variablesByCode } from "./query";
 import type { RunResponse } from "./response-schemas";
 import type { HogQLQuery } from "./saved-query-schema";
@@ -47,7 +48,7 @@ export async function runEndpoint(
 ): Promise<RunResponse> {
   const started = Date.now();
   const target = await checkRun(db, project.id, name, req);
-  const plan = await currentPlan(env, db, target.endpoint, target.version);
+  const plan = await currentPlan(env, db, project, target.endpoint, target.version);
   const bound = bindVariables(target.version, plan, req.variables ?? {});
   const execution = await execute(env, db, project, target, plan, bound);
   const response = runResponse(project, target, plan, execution);
@@ -95,16 +96,16 @@ async function checkRun(db: Db, projectId: number, name: string, req: RunRequest
   return { endpoint, version, requestedLimit, refresh };
 }
 
-/** The values a run binds: the plan's variables, and the materialized table's when the version has one. */
+/** The values a run binds: each variable's by name, and the materialized table's when the version has one. */
 interface BoundVariables {
-  values: Cell[];
+  values: Record<string, unknown>;
   materialized: Cell[] | null;
 }
 
 /**
- * Checks the request's variables against the saved ones and binds each as a parameter: the
- * request's value, else the stored one; booleans as SQLite integers, lists (for `IN
- * {variables.x}`) as one JSON array.
+ * Checks the request's variables against the saved ones and takes each one's value: the request's,
+ * else the stored one. The engine binds them as parameters (src/analytics/); a variable compared
+ * with IN takes a list, or a scalar as a one-element list.
  */
 function bindVariables(version: VersionRow, plan: CompiledQuery, requested: Record<string, unknown>): BoundVariables {
   const definitions = variablesByCode(version.query as HogQLQuery);
@@ -121,17 +122,20 @@ function bindVariables(version: VersionRow, plan: CompiledQuery, requested: Reco
       );
     }
   }
-  const scalar = (v: unknown) => (typeof v === "boolean" ? Number(v) : v) as Cell;
-  const cellOf = (code: string): Cell => {
+  const valueOf = (code: string): unknown => {
     const value = code in requested ? requested[code] : (definitions.get(code)?.value ?? null);
-    if (lists.has(code))
-      return JSON.stringify((Array.isArray(value) ? value : value === null ? [] : [value]).map(scalar));
-    if (Array.isArray(value)) throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
-    return scalar(value);
+    if (Array.isArray(value) && !lists.has(code))
+      throw validationError(`Variable ${code} holds a list; compare it with IN.`, "variables");
+    return value;
   };
-  const values = plan.variables.map(cellOf);
+  const values = Object.fromEntries(plan.variables.map((code) => [code, valueOf(code)]));
   const table = plan.materialization;
-  return { values, materialized: version.isMaterialized && "sql" in table ? table.variables.map(cellOf) : null };
+  // The stored table holds values as the engines answer them: booleans as 1/0.
+  const stored = (code: string) => {
+    const value = valueOf(code);
+    return (typeof value === "boolean" ? Number(value) : value) as Cell;
+  };
+  return { values, materialized: version.isMaterialized && "sql" in table ? table.variables.map(stored) : null };
 }
 
 /** The endpoint's Durable Object runs the plan (or reads its cache or materialized table). */
@@ -145,15 +149,22 @@ async function execute(
 ) {
   const limit = Math.min(requestedLimit ?? plan.limit ?? DEFAULT_LIMIT, plan.limit ?? MAX_LIMIT, MAX_LIMIT);
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
-  const cacheKey = await sha256Hex(JSON.stringify([version.version, bound.values, limit, plan.offset]));
+  const values = plan.variables.map((code) => bound.values[code]);
+  const cacheKey = await sha256Hex(JSON.stringify([plan.engine, version.version, values, limit, plan.offset]));
   const context = `endpoint ${endpoint.id} v${version.version} run`;
   const outcome = await materializerFor(env, endpoint.id)
     .run({
       version: version.version,
-      sql: plan.sql,
-      params: [project.id, ...bound.values, limit + 1, plan.offset],
+      statement: plan,
+      // One row past the limit says whether there are more.
+      run: {
+        projectId: project.id,
+        timezone: project.timezone,
+        values: bound.values,
+        limit: limit + 1,
+        offset: plan.offset,
+      },
       limit,
-      offset: plan.offset,
       cacheKey,
       cacheAgeSeconds,
       refresh,
@@ -164,7 +175,7 @@ async function execute(
       throw queryFailureError(classifyStubError(error), context);
     });
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
-  if ("error" in outcome) throw queryFailureError(classifyQueryError(outcome.error), context);
+  if ("failure" in outcome) throw queryFailureError(outcome.failure, context);
   return { output: outcome, limit, cacheKey, cacheAgeSeconds };
 }
 
@@ -216,16 +227,24 @@ function debugFields({ version, refresh }: RunTarget, plan: CompiledQuery, execu
 
 /**
  * The version's plan, recompiled once (and saved, with the materialization re-pointed) when it was
- * produced by an older compiler: versions are immutable, the SQL they compile to may improve.
+ * produced by an older compiler or for the other engine: versions are immutable, the SQL they
+ * compile to may improve, and a deployment may move its events to ClickHouse.
  */
-async function currentPlan(env: Env, db: Db, endpoint: EndpointRow, version: VersionRow): Promise<CompiledQuery> {
+async function currentPlan(
+  env: Env,
+  db: Db,
+  project: Project,
+  endpoint: EndpointRow,
+  version: VersionRow,
+): Promise<CompiledQuery> {
   const stored = version.compiled;
-  if (stored?.compiler === COMPILER_VERSION) return stored;
-  const compiled = await compileQuery(version.query as HogQLQuery);
+  const engine = analyticsEngine(env);
+  if (stored?.compiler === COMPILER_VERSION && stored.engine === engine) return stored;
+  const compiled = await compileQuery(version.query as HogQLQuery, engine);
   await db.update(endpointVersions).set({ compiled }).where(eq(endpointVersions.id, version.id));
   const updated = { ...version, compiled };
   if (version.isMaterialized && "sql" in compiled.materialization)
-    await enableMaterialization(env, endpoint, updated, version.syncFrequency);
+    await enableMaterialization(env, endpoint, updated, version.syncFrequency, project.timezone);
   return compiled;
 }
 

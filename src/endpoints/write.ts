@@ -2,7 +2,9 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, exists, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { endpoints, endpointVersions } from "../db/schema";
+import { analyticsEngine } from "../analytics";
 import type { Env } from "../env";
+import type { Project } from "../projects/service";
 import { conflict, validationError } from "../lib/errors";
 import { canMaterialize, disableMaterialization, enableMaterialization, materializerFor } from "./materialization";
 import { compileQuery, normalizeQuery, sameQuery } from "./query";
@@ -40,7 +42,7 @@ function checkMaterializationInputs(body: CreateBody, active: boolean) {
 export async function createEndpoint(
   env: Env,
   db: Db,
-  projectId: number,
+  project: Project,
   body: CreateBody,
   actor: string,
 ): Promise<EndpointRow> {
@@ -48,14 +50,14 @@ export async function createEndpoint(
   if (!body.name) throw validationError("Endpoint must have a name.", "name");
   if (!NAME_PATTERN.test(body.name)) throw validationError(NAME_MESSAGE, "name");
   const query = normalizeQuery(body.query);
-  const compiled = await compileQuery(query);
+  const compiled = await compileQuery(query, analyticsEngine(env));
   const active = body.is_active ?? true;
   checkMaterializationInputs(body, active);
-  if (await findEndpoint(db, projectId, body.name))
+  if (await findEndpoint(db, project.id, body.name))
     throw validationError("An endpoint with this name already exists for this team.", "name");
   const endpoint: EndpointRow = {
     id: crypto.randomUUID(),
-    projectId,
+    projectId: project.id,
     name: body.name,
     derivedFromInsight: body.derived_from_insight ?? null,
     isActive: active,
@@ -89,7 +91,8 @@ export async function createEndpoint(
       throw validationError("An endpoint with this name already exists for this team.", "name");
     throw error;
   }
-  if (version.isMaterialized) await enableMaterialization(env, endpoint, version, version.syncFrequency);
+  if (version.isMaterialized)
+    await enableMaterialization(env, endpoint, version, version.syncFrequency, project.timezone);
   return endpoint;
 }
 
@@ -101,13 +104,13 @@ export async function createEndpoint(
 export async function updateEndpoint(
   env: Env,
   db: Db,
-  projectId: number,
+  project: Project,
   name: string,
   body: UpdateBody,
   versionParam: string | undefined,
   actor: string,
 ) {
-  const endpoint = await getEndpoint(db, projectId, name);
+  const endpoint = await getEndpoint(db, project.id, name);
   const target = parseVersionParam(body.version ?? versionParam);
   if (target !== undefined && body.query !== undefined) {
     throw validationError(
@@ -131,7 +134,7 @@ export async function updateEndpoint(
   if (body.query !== undefined) {
     const query = normalizeQuery(body.query);
     if (!sameQuery(query, current.query)) {
-      const compiled = await compileQuery(query);
+      const compiled = await compileQuery(query, analyticsEngine(env));
       created = {
         ...current,
         id: crypto.randomUUID(),
@@ -202,7 +205,7 @@ export async function updateEndpoint(
   }
   if (changed === 0) throw concurrentChange();
 
-  if (materialize) await enableMaterialization(env, updatedEndpoint, next, next.syncFrequency);
+  if (materialize) await enableMaterialization(env, updatedEndpoint, next, next.syncFrequency, project.timezone);
   else if (base.isMaterialized) await disableMaterialization(env, updatedEndpoint, base.version);
   return { endpoint: updatedEndpoint, version: next, targeted: target !== undefined };
 }

@@ -1,15 +1,12 @@
 import type { CompiledPlan } from "../db/schema";
 import type { Node } from "./ast";
-import { HogQLError } from "./errors";
-import { materializationTransform } from "./materialize";
 import { parseHogQLWith, takeTopLevelWindow } from "./parse";
 import { hogqlParser } from "./parser";
+import { COMPILER_VERSION, compileMaterialization } from "./plan";
 import { Printer } from "./printer";
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./limits";
-
-/** Bumped whenever the SQL the compiler emits changes: plans saved by an older compiler are recompiled. */
-export const COMPILER_VERSION = 3;
+export { COMPILER_VERSION } from "./plan";
 
 /**
  * What a version stores in `endpoint_versions.compiled` (the column's type, declared with the
@@ -22,6 +19,7 @@ export async function parseHogQL(text: string): Promise<Node> {
   return parseHogQLWith(await hogqlParser(), text);
 }
 
+/** Compiles HogQL to SQLite for D1 (see clickhouse/compile.ts for ClickHouse). Refusals throw HogQLError. */
 export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const ast = await parseHogQL(text);
   const { query: top, limit, offset } = takeTopLevelWindow(ast);
@@ -32,25 +30,17 @@ export async function compileHogQL(text: string): Promise<CompiledQuery> {
   const sql = top.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
   return {
     compiler: COMPILER_VERSION,
+    engine: "d1",
     sql,
     variables: printer.variables,
     lists: [...printer.listVariables],
     limit,
     offset,
     columns: printed.columns,
-    materialization: compileMaterialization(text, ast),
+    // Read in pages (`?2`, `?3`): the Durable Object enforces its row cap (materialized-table.ts).
+    materialization: compileMaterialization(
+      ast,
+      (query) => `${new Printer(text, query).query(query).sql} LIMIT ?2 OFFSET ?3`,
+    ),
   };
-}
-
-function compileMaterialization(text: string, ast: Node): CompiledQuery["materialization"] {
-  try {
-    const { query, variables, singleRow } = materializationTransform(ast);
-    const printer = new Printer(text, query);
-    const printed = printer.query(query);
-    // No LIMIT: the Durable Object reads it in pages and enforces its row cap (materialized-table.ts).
-    return { sql: printed.sql, variables, singleRow };
-  } catch (error) {
-    if (error instanceof HogQLError) return { reason: error.message };
-    throw error;
-  }
 }

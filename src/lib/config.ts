@@ -73,8 +73,80 @@ export const EVENT_RETENTION_DAYS: Setting<number | null> = {
   },
 };
 
+/**
+ * The ClickHouse server that stores events and answers analytical reads (design.md section 9):
+ * its HTTP(S) interface, e.g. `https://abc.eu-west-1.aws.clickhouse.cloud:8443`. Unset: D1 only.
+ */
+export const CLICKHOUSE_URL: Setting<string | null> = {
+  name: "CLICKHOUSE_URL",
+  secret: false,
+  parse(raw) {
+    const text = raw?.trim() ?? "";
+    if (!text) return null;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new SettingError(`is not a URL (got "${text}"; e.g. https://host:8443)`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new SettingError(`must be an http:// or https:// URL of ClickHouse's HTTP interface (got "${text}")`);
+    if (url.username || url.password)
+      throw new SettingError("must not hold credentials; set CLICKHOUSE_USER and CLICKHOUSE_PASSWORD instead");
+    return text.replace(/\/+$/, "");
+  },
+};
+
+export const CLICKHOUSE_USER: Setting<string> = {
+  name: "CLICKHOUSE_USER",
+  secret: false,
+  parse: (raw) => raw?.trim() || "default",
+};
+export const CLICKHOUSE_PASSWORD: Setting<string> = {
+  name: "CLICKHOUSE_PASSWORD",
+  secret: true,
+  parse: (raw) => raw ?? "",
+};
+export const CLICKHOUSE_DATABASE: Setting<string> = {
+  name: "CLICKHOUSE_DATABASE",
+  secret: false,
+  parse(raw) {
+    const name = raw?.trim() || "default";
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new SettingError(`must be a plain database name (letters, digits, _), got "${name}"`);
+    return name;
+  },
+};
+
+/** Where and as whom the worker reaches ClickHouse; null when CLICKHOUSE_URL is unset (D1 stores events). */
+export interface ClickHouseConnection {
+  url: string;
+  username: string;
+  password: string;
+  database: string;
+}
+
+export function clickhouseConnection(env: Env): ClickHouseConnection | null {
+  const url = setting(env, CLICKHOUSE_URL);
+  if (!url) return null;
+  return {
+    url,
+    username: setting(env, CLICKHOUSE_USER),
+    password: setting(env, CLICKHOUSE_PASSWORD),
+    database: setting(env, CLICKHOUSE_DATABASE),
+  };
+}
+
 /** Every setting, for the check that the documentation lists each one. */
-export const SETTINGS: readonly Setting<unknown>[] = [ROOT_API_KEY, CORS_ALLOWED_ORIGINS, EVENT_RETENTION_DAYS];
+export const SETTINGS: readonly Setting<unknown>[] = [
+  ROOT_API_KEY,
+  CORS_ALLOWED_ORIGINS,
+  EVENT_RETENTION_DAYS,
+  CLICKHOUSE_URL,
+  CLICKHOUSE_USER,
+  CLICKHOUSE_PASSWORD,
+  CLICKHOUSE_DATABASE,
+];
 
 const parsed = new Map<string, { raw: string | undefined; value: unknown }>();
 

@@ -34,13 +34,18 @@ beforeAll(async () => {
 async function plan() {
   const compiled = await compileHogQL(QUERY);
   if (!("sql" in compiled.materialization)) throw new Error("not materializable");
-  return { sql: compiled.materialization.sql, projectId: project, variables: compiled.materialization.variables };
+  return {
+    sql: compiled.materialization.sql,
+    projectId: project,
+    timezone: "UTC",
+    variables: compiled.materialization.variables,
+  };
 }
 
 describe("materialization copy", () => {
   it("copies in pages (7 rows per D1 query) into one table in the query's order", async () => {
     const source = await plan();
-    const inline = await env.DB.prepare(`${source.sql}`).bind(project).raw();
+    const inline = await env.DB.prepare(source.sql).bind(project, 1000, 0).raw();
     expect(inline.length).toBe(30);
     for (const pageSize of [7, 10, 30, 100]) {
       const stored = await runInDurableObject(scratch(), async (_i, state) => {

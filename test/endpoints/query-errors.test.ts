@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyQueryError, classifyStubError, queryFailureError } from "../../src/endpoints/query-errors";
+import { classifyD1QueryError } from "../../src/analytics/d1/query-errors";
+import { classifyStubError, queryFailureError } from "../../src/endpoints/query-errors";
 
 /** D1's error texts as its binding raises them (local D1 and Cloudflare's both use this form). */
 const d1 = (message: string) => new Error(`D1_ERROR: ${message}`);
@@ -46,8 +47,8 @@ describe("classifying D1 failures of a run", () => {
       ["too many terms in compound SELECT: SQLITE_ERROR", "too many terms in compound SELECT"],
     ];
     for (const [raw, message] of cases) {
-      expect(classifyQueryError(d1(raw)), raw).toEqual({ kind: "query", message });
-      const error = queryFailureError(classifyQueryError(d1(raw)), "test");
+      expect(classifyD1QueryError(d1(raw)), raw).toEqual({ kind: "query", message });
+      const error = queryFailureError(classifyD1QueryError(d1(raw)), "test");
       expect(error.status).toBe(400);
       expect(error.toBody()).toEqual({
         type: "validation_error",
@@ -74,7 +75,7 @@ describe("classifying D1 failures of a run", () => {
     ];
     quietly(() => {
       for (const raw of retryable) {
-        const failure = classifyQueryError(d1(raw));
+        const failure = classifyD1QueryError(d1(raw));
         expect(failure, raw).toMatchObject({ kind: "server", retryable: true });
         const error = queryFailureError(failure, "test");
         expect(error.status).toBe(503);
@@ -90,7 +91,7 @@ describe("classifying D1 failures of a run", () => {
         d1("disk I/O error: SQLITE_IOERR"),
         new TypeError("Cannot read properties of undefined"),
       ]) {
-        const failure = classifyQueryError(raw);
+        const failure = classifyD1QueryError(raw);
         expect(failure).toMatchObject({ kind: "server", retryable: false });
         expect(queryFailureError(failure, "test").toBody()).toEqual(SERVER_ERROR_BODY);
       }

@@ -20,7 +20,7 @@ const OUTPUT_SETTINGS: ClickHouseSettings = {
  */
 export async function runHogQLOnClickHouse(
   client: ClickHouseClient,
-  query: ClickHouseQuery,
+  query: Pick<ClickHouseQuery, "sql" | "variables" | "variableParams" | "offset">,
   run: ClickHouseRun,
   settings: ClickHouseSettings = HOGQL_SETTINGS,
 ): Promise<QueryRows> {

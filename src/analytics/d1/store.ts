@@ -4,9 +4,11 @@ import type { CohortSql } from "../../shared/filters";
 import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { correlation } from "./correlation";
+import type { QueryFailure } from "../errors";
 import { funnelActorIds } from "./funnel-actors";
 import { runHogQL } from "./hogql";
 import { lifecycleActorIds } from "./lifecycle";
+import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
 import { stickinessActorIds } from "./stickiness";
@@ -18,6 +20,8 @@ const noCohorts: CohortSql = () => {
 
 /** The embedded engine: events in the same D1 database as everything else, read with SQLite. */
 export class D1AnalyticsStore implements AnalyticsStore {
+  readonly engine = "d1";
+
   constructor(
     private readonly d1: D1Client,
     private readonly db: Db,
@@ -43,8 +47,12 @@ export class D1AnalyticsStore implements AnalyticsStore {
     return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
   }
 
-  runHogQL(sql: string, params: Q.Cell[]): Promise<Q.QueryRows> {
-    return runHogQL(this.d1, sql, params);
+  runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
+    return runHogQL(this.d1, statement, run);
+  }
+
+  classifyError(error: unknown): QueryFailure {
+    return classifyD1QueryError(error);
   }
 
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number> {

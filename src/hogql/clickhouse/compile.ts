@@ -1,8 +1,11 @@
 import type { HogQLParser } from "@posthog/hogql-parser";
+import type { CompiledPlan } from "../../db/schema";
 import { parseHogQLWith, takeTopLevelWindow } from "../parse";
+import { COMPILER_VERSION, compileMaterialization } from "../plan";
+import type { Node } from "../ast";
 import { ClickHousePrinter } from "./printer";
 import { LIMIT_PARAM, OFFSET_PARAM } from "./sql";
-import type { VariableType } from "./variables";
+import { VARIABLE_PARAMS, type VariableType } from "./variables";
 
 export interface ClickHouseCompileOptions {
   /**
@@ -38,9 +41,16 @@ export interface ClickHouseQuery {
  * HogQLError. Run it with HOGQL_SETTINGS (settings.ts).
  */
 export function compileHogQLForClickHouse(text: string, options: ClickHouseCompileOptions): ClickHouseQuery {
-  const ast = parseHogQLWith(options.parser, text);
+  return printQuery(text, parseHogQLWith(options.parser, text), options.variableTypes);
+}
+
+function printQuery(
+  text: string,
+  ast: Node,
+  variableTypes: ClickHouseCompileOptions["variableTypes"],
+): ClickHouseQuery {
   const { query, limit, offset } = takeTopLevelWindow(ast);
-  const printer = new ClickHousePrinter(text, ast, options.variableTypes);
+  const printer = new ClickHousePrinter(text, ast, variableTypes);
   const printed = printer.query(query, undefined, undefined, true);
   const tail = `LIMIT ${LIMIT_PARAM} OFFSET ${OFFSET_PARAM}`;
   const sql = query.node === "SelectQuery" ? `${printed.sql} ${tail}` : `SELECT * FROM (${printed.sql}) ${tail}`;
@@ -51,5 +61,29 @@ export function compileHogQLForClickHouse(text: string, options: ClickHouseCompi
     limit,
     offset,
     columns: printed.columns,
+  };
+}
+
+/**
+ * The plan a saved version stores on a ClickHouse deployment (db/schema.ts CompiledPlan): the
+ * query, and its materialization transform, which is bound with the project and time zone and
+ * read in pages (`{limit}`, `{offset}`).
+ */
+export function compileClickHousePlan(text: string, options: ClickHouseCompileOptions): CompiledPlan {
+  const ast = parseHogQLWith(options.parser, text);
+  const query = printQuery(text, ast, options.variableTypes);
+  const print = (transformed: Node) =>
+    `${new ClickHousePrinter(text, transformed, options.variableTypes).query(transformed, undefined, undefined, true).sql} LIMIT ${LIMIT_PARAM} OFFSET ${OFFSET_PARAM}`;
+  return {
+    compiler: COMPILER_VERSION,
+    engine: "clickhouse",
+    sql: query.sql,
+    variables: query.variables,
+    lists: query.variables.filter((name) => query.variableParams[name] === VARIABLE_PARAMS.List.param),
+    variableParams: query.variableParams,
+    limit: query.limit,
+    offset: query.offset,
+    columns: query.columns,
+    materialization: compileMaterialization(ast, print),
   };
 }

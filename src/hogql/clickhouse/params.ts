@@ -9,17 +9,22 @@ export interface ClickHouseRun {
   timezone: string;
   /** The rows to return (the run's limit, at most the query's own LIMIT and MAX_LIMIT). */
   limit: number;
+  /** The rows to skip; the query's own OFFSET when unset (materialization pages set it). */
+  offset?: number;
   /** The variables' values by name (the request's, else the stored ones); missing ones bind NULL. */
   values: Record<string, unknown>;
 }
 
 /** The query parameters of one run of a compiled query (client.query's `query_params`). */
-export function clickhouseParams(query: ClickHouseQuery, run: ClickHouseRun): Record<string, unknown> {
+export function clickhouseParams(
+  query: Pick<ClickHouseQuery, "variables" | "variableParams" | "offset">,
+  run: ClickHouseRun,
+): Record<string, unknown> {
   const params: Record<string, unknown> = {
     team_id: run.teamId,
     timezone: run.timezone,
     limit: run.limit,
-    offset: query.offset,
+    offset: run.offset ?? query.offset,
   };
   for (const name of query.variables)
     params[variableParam(name)] = bindVariable(name, query.variableParams[name], run.values[name] ?? null);

@@ -1,0 +1,83 @@
+import type { ClickHouseClient } from "@clickhouse/client-web";
+import { ApiError } from "../../lib/errors";
+import type { QueryFailure } from "../errors";
+import type * as Q from "../queries";
+import type { AnalyticsStore } from "../store";
+import { runHogQLOnClickHouse } from "./hogql";
+import { classifyClickHouseQueryError } from "./query-errors";
+
+/** The persons analysis views run on ClickHouse with the next issue (docs/compatibility.md); until then they say so. */
+const analysisNotYet = () =>
+  new ApiError(
+    501,
+    "server_error",
+    "not_implemented",
+    "The persons analysis views (funnel, correlation, lifecycle, stickiness) do not run on ClickHouse yet; this deployment stores its events in ClickHouse (CLICKHOUSE_URL).",
+  );
+
+/**
+ * Events in ClickHouse (clickhouse/migrations/), fed through the events queue; HogQL compiled to
+ * ClickHouse SQL (src/hogql/clickhouse/) runs here with every value bound as a typed parameter.
+ */
+export class ClickHouseAnalyticsStore implements AnalyticsStore {
+  readonly engine = "clickhouse";
+
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async earliestEvent(projectId: number): Promise<number | null> {
+    const result = await this.client.query({
+      query: "SELECT toUnixTimestamp64Milli(minOrNull(timestamp)) AS t FROM events WHERE team_id = {team_id:Int64}",
+      query_params: { team_id: projectId },
+      format: "JSONEachRow",
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+    const [row] = await result.json<{ t: number | null }>();
+    return row?.t ?? null;
+  }
+
+  funnelActors(): Promise<number[]> {
+    throw analysisNotYet();
+  }
+
+  correlation(): Promise<Q.CorrelationAnswer> {
+    throw analysisNotYet();
+  }
+
+  lifecycleActors(): Promise<number[]> {
+    throw analysisNotYet();
+  }
+
+  stickinessActors(): Promise<number[]> {
+    throw analysisNotYet();
+  }
+
+  runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
+    return runHogQLOnClickHouse(
+      this.client,
+      { sql: statement.sql, variables: statement.variables, variableParams: statement.variableParams ?? {}, offset: 0 },
+      { teamId: run.projectId, timezone: run.timezone, limit: run.limit, offset: run.offset, values: run.values },
+    );
+  }
+
+  classifyError(error: unknown): QueryFailure {
+    return classifyClickHouseQueryError(error);
+  }
+
+  /**
+   * Retention on ClickHouse: one lightweight DELETE of every event before the cutoff (the rows are
+   * masked at once and purged as parts merge, so no chunking is needed); says how many went.
+   */
+  async deleteEventsBefore(projectId: number, before: string): Promise<number> {
+    const params = { team_id: projectId, before };
+    const where = "team_id = {team_id:Int64} AND timestamp < parseDateTime64BestEffort({before:String}, 6, 'UTC')";
+    const counted = await this.client.query({
+      query: `SELECT count() AS n FROM events WHERE ${where}`,
+      query_params: params,
+      format: "JSONEachRow",
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+    const [{ n }] = await counted.json<{ n: number }>();
+    if (n > 0) await this.client.command({ query: `DELETE FROM events WHERE ${where}`, query_params: params });
+    return n;
+  }
+}
