@@ -1,14 +1,62 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { CLICKHOUSE_TEST_SERVER } from "./test/clickhouse/test-server";
+import { TEST_ROOT_API_KEY } from "./vitest.config";
 
-// The ClickHouse suite (`npm run test:clickhouse`): Node drives local-clickhouse (chdb, installed apart with
-// `npm run clickhouse:install`), or the server named by CLICKHOUSE_URL, through @clickhouse/client-web.
-export default defineConfig({
-  test: {
-    name: "clickhouse",
-    include: ["test/clickhouse/**/*.test.ts"],
-    environment: "node",
-    globalSetup: ["./test/clickhouse/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-  },
+// The ClickHouse suite (`npm run test:clickhouse`), against local-clickhouse (chdb, installed apart with
+// `npm run clickhouse:install`) or the server named by CLICKHOUSE_URL:
+//   clickhouse          Node drives the server through @clickhouse/client-web (schema, HTTP interface, HogQL);
+//   clickhouse-worker   the worker in workerd, configured with CLICKHOUSE_URL, on real local D1, KV, Queues and
+//                       Durable Objects: capture through the events queue, endpoint runs, persons on ClickHouse.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
+  const globalSetup = ["./test/clickhouse/global-setup.ts"];
+  return {
+    test: {
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      projects: [
+        {
+          test: {
+            name: "clickhouse",
+            include: ["test/clickhouse/**/*.test.ts"],
+            exclude: ["test/clickhouse/worker/**"],
+            environment: "node",
+            globalSetup,
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ROOT_API_KEY: TEST_ROOT_API_KEY,
+                  CLICKHOUSE_URL: CLICKHOUSE_TEST_SERVER.url,
+                  CLICKHOUSE_DATABASE: CLICKHOUSE_TEST_SERVER.workerDatabase,
+                },
+                queueProducers: { EVENTS_QUEUE: { queueName: "edgehog-events" } },
+                queueConsumers: {
+                  "edgehog-events": {
+                    maxBatchSize: 100,
+                    maxBatchTimeout: 1,
+                    maxRetries: 3,
+                    deadLetterQueue: "edgehog-events-dlq",
+                  },
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "clickhouse-worker",
+            include: ["test/clickhouse/worker/**/*.test.ts"],
+            setupFiles: ["./test/setup/apply-migrations.ts"],
+            globalSetup,
+          },
+        },
+      ],
+    },
+  };
 });

@@ -1,3 +1,4 @@
+import type { ClickHouseRows } from "./analytics/clickhouse/rows";
 import type { EndpointMaterializer } from "./endpoints/materializer";
 import type { Db } from "./db/client";
 import type { Principal } from "./lib/auth/principal";
@@ -13,6 +14,11 @@ export interface Env {
   /** Local-evaluation flag definitions, one entry per project and cohort variant. */
   FLAGS_KV: KVNamespace;
   ENDPOINT_MATERIALIZER: DurableObjectNamespace<EndpointMaterializer>;
+  /**
+   * With ClickHouse configured: rows for ClickHouse (events, the persons mirror), inserted by the
+   * queue consumer (src/analytics/clickhouse/consumer.ts). Declared only in ClickHouse deployments.
+   */
+  EVENTS_QUEUE?: Queue<ClickHouseRows>;
   /** The bundled API reference viewer (Workers static assets). */
   ASSETS?: Fetcher;
   /** Secret: the deployment's root credential (unset until configured; `setting()` says so). */

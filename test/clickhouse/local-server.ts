@@ -10,11 +10,15 @@ export interface LocalClickHouse {
 }
 
 /**
- * Starts `local-clickhouse/server.mjs` on a free port over `dataDir` and resolves once it listens (its start line
+ * Starts `local-clickhouse/server.mjs` on `port` (0: a free one) over `dataDir` and resolves once it listens (its start line
  * names the URL). `env` adds variables, e.g. CLICKHOUSE_PASSWORD.
  */
-export function startLocalClickHouse(dataDir: string, env: Record<string, string> = {}): Promise<LocalClickHouse> {
-  const child = spawn(process.execPath, [SERVER, "--port", "0", "--data", dataDir], {
+export function startLocalClickHouse(
+  dataDir: string,
+  env: Record<string, string> = {},
+  port = 0,
+): Promise<LocalClickHouse> {
+  const child = spawn(process.execPath, [SERVER, "--port", String(port), "--data", dataDir], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });

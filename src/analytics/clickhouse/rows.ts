@@ -1,0 +1,65 @@
+/**
+ * The rows edgehog writes to ClickHouse (clickhouse/migrations/), as the events queue carries them
+ * and `JSONEachRow` inserts them: column names as in the tables, times as ISO 8601 UTC text, JSON
+ * values as text. D1 stays authoritative for persons; the person tables are a versioned mirror of it
+ * (the highest `version` of a key wins when read), so rows may arrive in any order and more than once.
+ */
+
+export interface EventRow {
+  uuid: string;
+  team_id: number;
+  event: string;
+  distinct_id: string;
+  /** The event's properties as JSON text. */
+  properties: string;
+  timestamp: string;
+  created_at: string;
+  /** The uuid of the person the distinct id belonged to at ingestion; null when it had none. */
+  person_id: string | null;
+}
+
+/** One version of a person (`person`): D1's row, its uuid as `id`, its D1 version (+1 for a deletion). */
+export interface PersonRow {
+  id: string;
+  team_id: number;
+  created_at: string;
+  properties: string;
+  is_identified: 0 | 1;
+  is_deleted: 0 | 1;
+  version: number;
+}
+
+/** Which person a distinct id belongs to (`person_distinct_id2`), or that it no longer exists (`is_deleted`). */
+export interface DistinctIdRow {
+  team_id: number;
+  distinct_id: string;
+  person_id: string;
+  is_deleted: 0 | 1;
+  version: number;
+}
+
+/**
+ * A distinct id whose stored events read as another person (`person_distinct_id_overrides`): written
+ * when persons merge or split, so event rows are never rewritten; `is_deleted` drops the override.
+ */
+export type OverrideRow = DistinctIdRow;
+
+/** The tables a queue message may carry rows for; the consumer inserts each table's rows of a batch at once. */
+export interface ClickHouseRows {
+  events?: EventRow[];
+  person?: PersonRow[];
+  person_distinct_id2?: DistinctIdRow[];
+  person_distinct_id_overrides?: OverrideRow[];
+}
+
+let lastVersion = 0;
+
+/**
+ * A version for rows whose D1 source has none (distinct ids, overrides): microseconds of wall time,
+ * strictly increasing within the isolate. Writes to one distinct id are ordered by D1, so they land
+ * at least milliseconds apart; clock skew between Cloudflare machines is far below that.
+ */
+export function mirrorVersion(now = Date.now()): number {
+  lastVersion = Math.max(lastVersion + 1, now * 1000);
+  return lastVersion;
+}
