@@ -51,8 +51,13 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "clickhouse-worker",
-            include: ["test/clickhouse/worker/**/*.test.ts"],
-            setupFiles: ["./test/setup/apply-migrations.ts"],
+            // The endpoint run and materialization tests run here too: the same expected rows on ClickHouse.
+            include: [
+              "test/clickhouse/worker/**/*.test.ts",
+              "test/endpoints/run.test.ts",
+              "test/endpoints/materialization.test.ts",
+            ],
+            setupFiles: ["./test/setup/apply-migrations.ts", "./test/clickhouse/worker/setup.ts"],
             globalSetup,
           },
         },

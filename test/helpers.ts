@@ -2,6 +2,12 @@ import { exports, env } from "cloudflare:workers";
 
 export const BASE = "http://edgehog.test";
 export const ROOT_KEY = env.ROOT_API_KEY;
+/**
+ * Whether this test deployment stores events in ClickHouse: the ClickHouse suite's worker project runs
+ * some of the D1 suites again (vitest.clickhouse.config.ts); where the engines differ, as
+ * docs/compatibility.md says, the tests expect each engine's answer.
+ */
+export const onClickHouse = "CLICKHOUSE_URL" in env;
 
 export interface CallOptions {
   method?: string;

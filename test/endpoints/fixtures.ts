@@ -1,14 +1,21 @@
 import { env } from "cloudflare:workers";
+import { seedClickHouse } from "../clickhouse/seed";
+import { clickhouse } from "../clickhouse/worker/client";
+import { onClickHouse } from "../helpers";
 import type { SeedData } from "../seed-data";
 
 /**
  * Writes persons and events straight into D1 (rows shaped as src/db/schema.ts), so endpoint tests
- * do not depend on the capture pipeline. Returns the persons' uuids in order.
+ * do not depend on the capture pipeline; when the test deployment stores events in ClickHouse (the
+ * ClickHouse suite's worker project runs some of these tests), into ClickHouse as well, with the
+ * same persons. Returns the persons' uuids in order.
  */
 export async function seed(projectId: number, data: SeedData) {
+  const persons = (data.persons ?? []).map((p) => ({ ...p, uuid: p.uuid ?? crypto.randomUUID() }));
+  if (onClickHouse) await seedClickHouse(clickhouse(), projectId, { ...data, persons });
   const uuids: string[] = [];
-  for (const person of data.persons ?? []) {
-    const uuid = person.uuid ?? crypto.randomUUID();
+  for (const person of persons) {
+    const uuid = person.uuid;
     uuids.push(uuid);
     const row = await env.DB.prepare(
       "INSERT INTO persons (project_id, uuid, properties, is_identified, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EndpointMaterializer } from "../../src/endpoints/materializer";
-import { call, createProject, envelope } from "../helpers";
+import { call, createProject, envelope, onClickHouse } from "../helpers";
 import { seed } from "./fixtures";
 
 let project: number;
@@ -23,10 +23,10 @@ const status = async (name: string, version?: number) =>
   (await call(`${base()}/${name}/materialization_status${version ? `?version=${version}` : ""}`)).json;
 
 /** Lets the refresh scheduled for "now" run (the alarm may already have fired on its own). */
-async function settle(endpointId: string) {
+async function settle(endpointId: string, version = 1) {
   await runDurableObjectAlarm(stubOf(endpointId));
   for (let i = 0; i < 50; i++) {
-    const s = await stubOf(endpointId).status(1);
+    const s = await stubOf(endpointId).status(version);
     if (s?.status !== "Running") return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -171,22 +171,26 @@ describe("materialization", () => {
   });
 
   it("records failures with their error", async () => {
+    // A query that fails on the data: SQLite refuses malformed JSON, ClickHouse an integer division by zero.
+    const broken = onClickHouse
+      ? { query: "select intDiv(1, 0) as x from events", error: "the query divides an integer by zero" }
+      : { query: "select JSONExtractString('not json', 'a') as x from events", error: "malformed JSON" };
     const created = await create("broken", {
-      query: { kind: "HogQLQuery", query: "select JSONExtractString('not json', 'a') as x from events" },
+      query: { kind: "HogQLQuery", query: broken.query },
       is_materialized: true,
     });
     await settle(created.id);
     const s = await status("broken");
     expect(s.status).toBe("Failed");
-    // the query's own error, without SQLite's result code or offsets
-    expect(s.error).toBe("malformed JSON");
+    // the query's own error, without the engine's result code, offsets or compiled SQL
+    expect(s.error).toBe(broken.error);
     // runs fall back to inline execution (which reports the query's own error)
     const failed = await run("broken");
     expect(failed.status).toBe(400);
     expect(envelope(failed)).toEqual({
       type: "validation_error",
       code: "query_execution_failed",
-      detail: "Query execution failed: malformed JSON",
+      detail: `Query execution failed: ${broken.error}`,
       attr: "query",
     });
   });
@@ -202,7 +206,7 @@ describe("materialization", () => {
       materialization: { sync_frequency: "6hour" },
     });
     const id = changed.json.id;
-    await runDurableObjectAlarm(stubOf(id));
+    await settle(id, 2);
     expect((await status("mat", 2)).status).toBe("Completed");
     const off = await call(`${base()}/mat?version=2`, { method: "PATCH", body: { is_materialized: false } });
     expect(off.json).toMatchObject({
