@@ -17,10 +17,8 @@ export function clickhouseClient(connection: ClickHouseConnection): ClickHouseCl
         username: connection.username,
         password: connection.password,
         database: connection.database,
-        // A failed request is classified and answered (or retried by the queue), never hung on.
+        // Just past HOGQL_SETTINGS' max_execution_time (30 s): the server ends a long query first, with its own error.
         request_timeout: 35_000,
-        // Workers has its own connection reuse; the client's keep-alive header is refused by fetch there.
-        keep_alive: { enabled: false },
       }),
     };
   }
