@@ -6,26 +6,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
+import { applyMigrations, startWorker } from "../scripts/lib/local-worker.mjs";
 import { compileTimes } from "./endpoints-compile.mjs";
+import { latencies, ms, pct, ROOT_KEY, seedD1Events } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
-const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
 const state = mkdtempSync(join(tmpdir(), "edgehog-bench-endpoints-"));
 
 const t0 = performance.now();
 applyMigrations({ persistTo: state, quiet: true });
-executeSql("INSERT INTO projects (name, api_token) VALUES ('bench', 'phc_bench')", { persistTo: state });
-// 1M events spread over 90 days, 3 event names, 50k users, two properties.
-executeSql(
-  `INSERT INTO events (project_id, uuid, event, distinct_id, properties, timestamp)
-   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${EVENTS})
-   SELECT 1, lower(hex(randomblob(16))), CASE i % 5 WHEN 0 THEN 'signup' WHEN 1 THEN 'purchase' ELSE '$pageview' END,
-     'user-' || (i % 50000), json_object('$browser', CASE i % 3 WHEN 0 THEN 'Chrome' WHEN 1 THEN 'Safari' ELSE 'Firefox' END, 'amount', i % 100),
-     strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ((i * 7919) % 7776000) || ' seconds') FROM n`,
-  { persistTo: state },
-);
+seedD1Events(state, EVENTS);
 console.log(`seeded ${EVENTS} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
@@ -45,16 +36,6 @@ const api = async (path, body, attempt = 0) => {
   return json;
 };
 
-/** Sequential latencies (ms) of `n` calls. */
-async function latencies(n, fn) {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const start = performance.now();
-    await fn(i);
-    out.push(performance.now() - start);
-  }
-  return out.sort((a, b) => a - b);
-}
 /** Requests per second with `concurrency` callers for `seconds`. */
 async function throughput(seconds, concurrency, fn) {
   const end = performance.now() + seconds * 1000;
@@ -69,8 +50,6 @@ async function throughput(seconds, concurrency, fn) {
   );
   return done / seconds;
 }
-const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-const ms = (x) => `${x.toFixed(1)} ms`;
 
 try {
   const query =

@@ -3,10 +3,28 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
 
 export const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
+
+/**
+ * Seeds a local D1 (`persistTo`) with project 1 and `n` events in one SQL statement (a recursive CTE):
+ * spread over the last 90 days, 3 event names, 50k distinct ids, two properties. The ClickHouse
+ * benchmark writes the same distribution into ClickHouse.
+ */
+export function seedD1Events(persistTo, n) {
+  executeSql("INSERT INTO projects (name, api_token) VALUES ('bench', 'phc_bench')", { persistTo });
+  executeSql(
+    `INSERT INTO events (project_id, uuid, event, distinct_id, properties, timestamp)
+     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})
+     SELECT 1, lower(hex(randomblob(16))), CASE i % 5 WHEN 0 THEN 'signup' WHEN 1 THEN 'purchase' ELSE '$pageview' END,
+       'user-' || (i % 50000), json_object('$browser', CASE i % 3 WHEN 0 THEN 'Chrome' WHEN 1 THEN 'Safari' ELSE 'Firefox' END, 'amount', i % 100),
+       strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ((i * 7919) % 7776000) || ' seconds') FROM n`,
+    { persistTo },
+  );
+}
 
 export async function startBenchWorker() {
   const state = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
@@ -45,3 +63,17 @@ export async function load(options) {
 
 export const machine = () =>
   `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+
+/** Sequential latencies (ms) of `n` calls, sorted. */
+export async function latencies(n, fn) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await fn(i);
+    out.push(performance.now() - start);
+  }
+  return out.sort((a, b) => a - b);
+}
+/** The `p`th percentile of sorted values. */
+export const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+export const ms = (x) => `${x.toFixed(1)} ms`;

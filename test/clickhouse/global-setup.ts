@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrate } from "../../scripts/lib/clickhouse-migrations.mjs";
-import { startLocalClickHouse } from "./local-server";
+import { startLocalClickHouse } from "../../scripts/lib/local-clickhouse.mjs";
 import { CLICKHOUSE_TEST_SERVER } from "./test-server";
 
 declare module "vitest" {

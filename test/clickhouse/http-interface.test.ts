@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClickHouseError, createClient, TupleParam, type ClickHouseClient } from "@clickhouse/client-web";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startLocalClickHouse } from "./local-server";
+import { startLocalClickHouse } from "../../scripts/lib/local-clickhouse.mjs";
 
 const url = inject("clickhouseUrl");
 const local = inject("clickhouseLocal");

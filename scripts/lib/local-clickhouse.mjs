@@ -1,28 +1,22 @@
+// Starts local-clickhouse (ClickHouse's HTTP interface over chdb, local-clickhouse/server.mjs) as a child
+// process, for the ClickHouse test suite and the benchmarks. `npm run clickhouse:install` must have run.
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const SERVER = join(import.meta.dirname, "..", "..", "local-clickhouse", "server.mjs");
-
-export interface LocalClickHouse {
-  url: string;
-  /** Stops the server as Ctrl-C does (SIGTERM) and waits for the process to end. */
-  stop(): Promise<void>;
-}
+const SERVER = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "local-clickhouse", "server.mjs");
 
 /**
- * Starts `local-clickhouse/server.mjs` on `port` (0: a free one) over `dataDir` and resolves once it listens (its start line
- * names the URL). `env` adds variables, e.g. CLICKHOUSE_PASSWORD.
+ * Starts the server on `port` (0: a free one) over `dataDir` and resolves once it listens (its start line
+ * names the URL). `env` adds variables, e.g. CLICKHOUSE_PASSWORD. `stop()` sends SIGTERM, as Ctrl-C does,
+ * and waits for the process to end.
  */
-export function startLocalClickHouse(
-  dataDir: string,
-  env: Record<string, string> = {},
-  port = 0,
-): Promise<LocalClickHouse> {
+export function startLocalClickHouse(dataDir, env = {}, port = 0) {
   const child = spawn(process.execPath, [SERVER, "--port", String(port), "--data", dataDir], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise((resolve) => child.once("exit", () => resolve()));
   let output = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
