@@ -51,11 +51,13 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "clickhouse-worker",
-            // The endpoint run and materialization tests run here too: the same expected rows on ClickHouse.
+            // The endpoint suites run here too (all but the two about SQLite itself): the same expectations on ClickHouse.
             include: [
               "test/clickhouse/worker/**/*.test.ts",
               "test/endpoints/run.test.ts",
               "test/endpoints/materialization.test.ts",
+              "test/endpoints/crud.test.ts",
+              "test/endpoints/concurrency.test.ts",
             ],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/clickhouse/worker/setup.ts"],
             globalSetup,
