@@ -6,6 +6,7 @@ import { createDb } from "../../../src/db/client";
 import type { Env } from "../../../src/env";
 import { compileClickHousePlan } from "../../../src/hogql/clickhouse/compile";
 import { hogqlParser } from "../../../src/hogql/parser";
+import { call, createProject, envelope } from "../../helpers";
 
 const store = (overrides: Record<string, string> = {}) =>
   analyticsStore({ ...env, ...overrides } as unknown as Env, createDb(env.DB));
@@ -44,5 +45,17 @@ describe("ClickHouse errors, classified as D1's are", () => {
       type: "AUTHENTICATION_FAILED",
     });
     expect(store().classifyError(login)).toMatchObject({ kind: "server", retryable: false });
+  });
+});
+
+describe("the persons analysis on a ClickHouse deployment", () => {
+  it("says it does not run there yet (the next issue), rather than answering from events D1 no longer has", async () => {
+    const project = (await createProject()).id;
+    const events = encodeURIComponent(JSON.stringify([{ id: "$pageview", type: "events", order: 0 }]));
+    const res = await call(
+      `/api/environments/${project}/persons/lifecycle/?events=${events}&date_from=2024-03-05&date_to=2024-03-12&target_date=2024-03-06&lifecycle_type=new`,
+    );
+    expect(res.status).toBe(501);
+    expect(envelope(res)).toMatchObject({ type: "server_error", code: "not_implemented" });
   });
 });
