@@ -155,7 +155,7 @@ async function execute(
   const outcome = await materializerFor(env, endpoint.id)
     .run({
       version: version.version,
-      statement: plan,
+      statement: { sql: plan.sql, variables: plan.variables, lists: plan.lists, variableParams: plan.variableParams },
       // One row past the limit says whether there are more.
       run: {
         projectId: project.id,
