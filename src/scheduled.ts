@@ -2,6 +2,7 @@ import { analyticsStore } from "./analytics";
 import { createDb } from "./db/client";
 import type { Env } from "./env";
 import { EVENT_RETENTION_DAYS, setting } from "./lib/config";
+import { untilDone } from "./lib/d1";
 import { allProjectIds } from "./projects/service";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,13 +39,10 @@ export async function expireEvents(
   const store = analyticsStore(env, db);
   let deleted = 0;
   for (const projectId of await allProjectIds(db)) {
-    for (;;) {
-      if (budget === 0) return { cutoff, deleted, more: true };
-      budget--;
-      const n = await store.deleteEventsBefore(projectId, cutoff, chunk);
-      deleted += n;
-      if (n < chunk) break;
-    }
+    const run = await untilDone(() => store.deleteEventsBefore(projectId, cutoff, chunk), chunk, budget);
+    deleted += run.changes;
+    budget -= run.runs;
+    if (run.more) return { cutoff, deleted, more: true };
   }
   return { cutoff, deleted, more: false };
 }

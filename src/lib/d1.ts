@@ -56,3 +56,28 @@ export function chunked<T>(items: T[], size = BOUND_LIST_LENGTH): T[][] {
   for (let i = 0; i < items.length; i += size) runs.push(items.slice(i, i + size));
   return runs;
 }
+
+/** What a chunked loop did: rows touched, statements run, and whether it stopped at its budget with rows left. */
+export interface ChunkedRun {
+  changes: number;
+  runs: number;
+  more: boolean;
+}
+
+/**
+ * Repeats a statement that touches at most `chunk` rows per run (one D1 statement may run for at
+ * most 30 s) until a run touches fewer, which means nothing is left, or `maxRuns` statements ran.
+ * `run` executes one statement and says how many rows it touched. Each run moves its rows out of
+ * the statement's match (deletes them, or rewrites them to no longer match), so the loop ends.
+ */
+export async function untilDone(run: () => Promise<number>, chunk: number, maxRuns: number): Promise<ChunkedRun> {
+  let changes = 0;
+  for (let runs = 0; runs < maxRuns;) {
+    const n = await run();
+    changes += n;
+    runs++;
+    if (n < chunk) return { changes, runs, more: false };
+  }
+  // Out of budget: rows may be left (unknown without another run), so the caller is told there may be more.
+  return { changes, runs: maxRuns, more: true };
+}
