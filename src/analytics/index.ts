@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { clickhouseConnection } from "../lib/config";
 import { clickhouseClient } from "./clickhouse/client";
+import { enqueueRows } from "./clickhouse/queue";
 import { ClickHouseAnalyticsStore } from "./clickhouse/store";
 import { D1AnalyticsStore } from "./d1/store";
 import type { AnalyticsEngine } from "./queries";
@@ -20,6 +21,6 @@ export function analyticsEngine(env: Env): AnalyticsEngine {
  */
 export function analyticsStore(env: Env, db: Db): AnalyticsStore {
   const clickhouse = clickhouseConnection(env);
-  if (clickhouse) return new ClickHouseAnalyticsStore(clickhouseClient(clickhouse));
+  if (clickhouse) return new ClickHouseAnalyticsStore(clickhouseClient(clickhouse), (rows) => enqueueRows(env, rows));
   return new D1AnalyticsStore(db.$client, db);
 }

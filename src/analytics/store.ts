@@ -1,4 +1,5 @@
 import type { QueryFailure } from "./errors";
+import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "./person-events";
 import type {
   AnalyticsEngine,
   CorrelationAnswer,
@@ -39,4 +40,20 @@ export interface AnalyticsStore {
    * engine that deletes by predicate cheaply (ClickHouse) removes them all at once.
    */
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number>;
+
+  // Persons operations outside ingestion (person-events.ts): D1 has changed the persons; the events follow.
+
+  /** The events a person's properties timeline replays. */
+  timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]>;
+  /** Deletes these persons' events stored before `before` (ISO 8601 UTC): person DELETE and bulk_delete with delete_events. */
+  deletePersonEvents(projectId: number, persons: PersonKey[], before: string): Promise<void>;
+  /** These persons and their distinct ids were deleted from D1 (their events stay unless deleted above). */
+  personsDeleted(projectId: number, persons: DeletedPerson[]): Promise<void>;
+  /** Distinct ids left a person for new persons of their own (split): their past events follow them. */
+  personSplit(projectId: number, split: PersonSplit): Promise<void>;
+  /**
+   * reset_person_distinct_id: the id's past events that still belong to its deleted person follow
+   * the id's current person (`current`, read from D1), or none.
+   */
+  distinctIdReset(projectId: number, distinctId: string, current: PersonKey | null): Promise<void>;
 }

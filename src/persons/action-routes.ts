@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { analyticsStore } from "../analytics";
 import { validationError } from "../lib/errors";
 import { jsonBody, jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
@@ -102,6 +103,7 @@ export const personActionRoutes = createRouter()
     const found = await findPersonsForBulkDelete(db, projectId, { ids: body.ids, distinctIds: body.distinct_ids });
     await deletePersons(
       db,
+      analyticsStore(c.env, db),
       projectId,
       found,
       { deleteEvents: body.delete_events, keepPerson: body.keep_person, before },
@@ -119,7 +121,8 @@ export const personActionRoutes = createRouter()
     );
   })
   .openapi(reset, async (c) => {
-    await resetDistinctId(c.get("db"), c.get("project").id, c.req.valid("json").distinct_id);
+    const db = c.get("db");
+    await resetDistinctId(db, analyticsStore(c.env, db), c.get("project").id, c.req.valid("json").distinct_id);
     return c.json({ success: true as const }, 200);
   })
   .openapi(updateProperty, async (c) => {
@@ -147,6 +150,14 @@ export const personActionRoutes = createRouter()
   })
   .openapi(split, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
-    await splitPerson(c.get("db"), c.get("project").id, person, c.req.valid("json"), c.get("principal"));
+    const db = c.get("db");
+    await splitPerson(
+      db,
+      analyticsStore(c.env, db),
+      c.get("project").id,
+      person,
+      c.req.valid("json"),
+      c.get("principal"),
+    );
     return c.json({ success: true as const }, 200);
   });

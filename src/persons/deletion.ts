@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
+import type { AnalyticsStore } from "../analytics";
 import type { Db } from "../db/client";
 import { activityEntries } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { type BatchItem, chunkJson, runBatch } from "../lib/d1";
-import { deleteEventsOf } from "./event-rewrites";
-import type { PersonRow } from "./lookup";
+import type { PersonWithIds } from "./serialize";
+import { getPersonsByIds } from "./service";
 
 export interface DeleteOptions {
   deleteEvents: boolean;
@@ -20,21 +21,19 @@ export interface DeleteOptions {
  */
 export async function deletePersons(
   db: Db,
+  store: AnalyticsStore,
   projectId: number,
-  people: PersonRow[],
+  people: PersonWithIds[],
   options: DeleteOptions,
   principal: Principal,
 ) {
   if (!people.length) return;
-  // Events first, in bounded chunks outside the batch (persons may own millions of events): if this
-  // fails, the persons are still there and the request can be repeated in full.
-  if (options.deleteEvents)
-    await deleteEventsOf(
-      db,
-      projectId,
-      people.map((p) => p.id),
-      options.before,
-    );
+  // Events first, then the events store's copy of the persons, both outside the batch (persons may
+  // own millions of events) and both repeatable: if either fails, the persons are still in D1 and
+  // the request can be repeated in full. The other way round, a failure would leave the persons
+  // deleted here but readable in the store, with no request left to repeat.
+  if (options.deleteEvents) await store.deletePersonEvents(projectId, people, options.before);
+  if (!options.keepPerson) await store.personsDeleted(projectId, people);
   const statements: BatchItem[] = [];
   for (const chunk of chunkJson(people.map((p) => p.id))) {
     const ids = sql`(SELECT value FROM json_each(${chunk}))`;
@@ -70,14 +69,23 @@ export async function findPersonsForBulkDelete(
   db: Db,
   projectId: number,
   by: { ids?: (string | number)[]; distinctIds?: string[] },
-) {
+): Promise<PersonWithIds[]> {
+  let found: { id: number }[];
   if (by.distinctIds) {
-    return db.all<PersonRow>(sql`SELECT DISTINCT p.id, p.uuid FROM json_each(${JSON.stringify(by.distinctIds)}) j
-      CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value
-      CROSS JOIN persons p ON p.id = d.person_id`);
-  }
-  const keys = (by.ids ?? []).map(String);
-  return db.all<PersonRow>(sql`SELECT id, uuid FROM persons WHERE project_id = ${projectId}
+    found = await db.all<{
+      id: number;
+    }>(sql`SELECT DISTINCT d.person_id AS id FROM json_each(${JSON.stringify(by.distinctIds)}) j
+      CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value`);
+  } else {
+    const keys = (by.ids ?? []).map(String);
+    found = await db.all<{ id: number }>(sql`SELECT id FROM persons WHERE project_id = ${projectId}
     AND (uuid IN (SELECT lower(value) FROM json_each(${JSON.stringify(keys)}))
       OR CAST(id AS TEXT) IN (SELECT value FROM json_each(${JSON.stringify(keys)})))`);
+  }
+  // With their versions and distinct ids, which the events store's copy of them needs.
+  return getPersonsByIds(
+    db,
+    projectId,
+    found.map((p) => p.id),
+  );
 }

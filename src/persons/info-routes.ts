@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { analyticsStore } from "../analytics";
 import { activityPage } from "../lib/activity-log";
 import { jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
@@ -80,7 +81,8 @@ export const personInfoRoutes = createRouter()
   .openapi(timeline, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const q = c.req.valid("query");
-    const body = await propertiesTimeline(c.get("db"), c.get("project").id, person.id, {
+    const store = analyticsStore(c.env, c.get("db"));
+    const body = await propertiesTimeline(store, c.get("project").id, person, {
       dateFrom: q.date_from,
       dateTo: q.date_to,
       filter: parseProperties(q.properties),

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { analyticsStore } from "../analytics";
 import type { AppEnv } from "../env";
 import { jsonBody, jsonResponse } from "../lib/openapi";
 import { paginated, pageOf, PaginationQuery } from "../lib/pagination";
@@ -134,6 +135,7 @@ export const personRoutes = createRouter()
     const q = c.req.valid("query");
     await deletePersons(
       db,
+      analyticsStore(c.env, db),
       projectId,
       [person],
       { deleteEvents: q.delete_events !== undefined, keepPerson: q.keep_person !== undefined, before },

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
+import type { AnalyticsStore } from "../analytics";
+import type { PersonSplit } from "../analytics/person-events";
 import type { Db } from "../db/client";
 import { activityEntry } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { validationError } from "../lib/errors";
 import { runBatch } from "../lib/d1";
-import { followDistinctIds } from "./event-rewrites";
 import type { PersonWithIds } from "./serialize";
 
 export interface SplitInput {
@@ -19,6 +20,7 @@ export interface SplitInput {
  */
 export async function splitPerson(
   db: Db,
+  store: AnalyticsStore,
   projectId: number,
   person: PersonWithIds,
   input: SplitInput,
@@ -43,11 +45,22 @@ export async function splitPerson(
   if (moving.length >= person.distinctIds.length) moving = moving.slice(0, person.distinctIds.length - 1);
   if (!moving.length) return;
 
-  const rows = JSON.stringify(moving.map((d) => ({ d, u: crypto.randomUUID() })));
   const now = new Date().toISOString();
+  const version = person.version + 1;
+  const moved: PersonSplit["moved"] = moving.map((distinctId) => ({
+    distinctId,
+    person: {
+      uuid: crypto.randomUUID(),
+      createdAt: now,
+      properties: {},
+      isIdentified: false,
+      version,
+    },
+  }));
+  const rows = JSON.stringify(moved.map((m) => ({ d: m.distinctId, u: m.person.uuid })));
   await runBatch(db, [
     sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
-      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${person.version + 1} FROM json_each(${rows}) j`,
+      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${version} FROM json_each(${rows}) j`,
     sql`WITH j AS MATERIALIZED (SELECT value ->> '$.d' AS d, value ->> '$.u' AS u FROM json_each(${rows}))
       UPDATE person_distinct_ids SET version = version + 1,
         person_id = (SELECT p.id FROM j CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.u WHERE j.d = person_distinct_ids.distinct_id)
@@ -74,7 +87,7 @@ export async function splitPerson(
       ],
     }),
   ]);
-  // Then each past event follows its distinct id to the person that id now belongs to, in bounded
-  // chunks outside the batch (a person may own more events than one statement can rewrite in time).
-  await followDistinctIds(db, projectId, person.id);
+  // Then each past event follows its distinct id to the person that id now belongs to, outside the
+  // batch (a person may own more events than one statement can rewrite in time).
+  await store.personSplit(projectId, { person: { ...person, version }, moved });
 }

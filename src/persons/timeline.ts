@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import type { AnalyticsStore } from "../analytics";
+import type { PersonKey } from "../analytics/person-events";
 import { validationError } from "../lib/errors";
 import { relativeDate } from "../shared/filters/dates";
 import { isGroup, type FilterGroup, type PropertyFilter } from "../shared/filters";
@@ -22,7 +22,12 @@ export interface TimelineQuery {
  * of person properties (ClickHouse's `person_properties`), so the person's properties at each event
  * are rebuilt by replaying the `$set` / `$set_once` / `$unset` of its events from the first one.
  */
-export async function propertiesTimeline(db: Db, projectId: number, personId: number, query: TimelineQuery) {
+export async function propertiesTimeline(
+  store: AnalyticsStore,
+  projectId: number,
+  person: PersonKey,
+  query: TimelineQuery,
+) {
   const now = new Date();
   const from = query.dateFrom ? relativeDate(query.dateFrom, now) : relativeDate("-7d", now);
   const to = query.dateTo
@@ -35,12 +40,7 @@ export async function propertiesTimeline(db: Db, projectId: number, personId: nu
   const fromIso = new Date(from.ms).toISOString();
   const toIso = new Date(toMs).toISOString();
 
-  const rows = await db.all<{ timestamp: string; properties: string; in_range: number }>(sql`
-    SELECT timestamp, properties, timestamp >= ${fromIso} AS in_range FROM events
-    WHERE project_id = ${projectId} AND person_id = ${personId} AND timestamp <= ${toIso}
-      AND (timestamp >= ${fromIso} OR json_type(properties, '$."$set"') IS NOT NULL
-        OR json_type(properties, '$."$set_once"') IS NOT NULL OR json_type(properties, '$."$unset"') IS NOT NULL)
-    ORDER BY timestamp, id LIMIT ${MAX_EVENTS}`);
+  const rows = await store.timelineEvents({ projectId, person, from: fromIso, to: toIso, limit: MAX_EVENTS });
 
   const crucial = crucialKeys(query);
   const state: Record<string, unknown> = {};
@@ -48,7 +48,7 @@ export async function propertiesTimeline(db: Db, projectId: number, personId: nu
   let last: string | null = null;
   for (const row of rows) {
     applyPropertyUpdates(state, JSON.parse(row.properties));
-    if (!row.in_range) continue;
+    if (!row.inRange) continue;
     const signature = JSON.stringify(crucial.map((k) => state[k] ?? null));
     if (points.length && (crucial.length === 0 || signature === last)) {
       points[points.length - 1].relevant_event_count++;

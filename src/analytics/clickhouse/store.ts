@@ -1,10 +1,14 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import { ApiError } from "../../lib/errors";
 import type { QueryFailure } from "../errors";
+import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { runHogQLOnClickHouse } from "./hogql";
+import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
+import { deletionRows, resetRows, splitRows } from "./person-mirror";
 import { classifyClickHouseQueryError } from "./query-errors";
+import type { ClickHouseRows } from "./rows";
 
 /** The persons analysis views run on ClickHouse with the next issue (docs/compatibility.md); until then they say so. */
 const analysisNotYet = () =>
@@ -18,11 +22,16 @@ const analysisNotYet = () =>
 /**
  * Events in ClickHouse (clickhouse/migrations/), fed through the events queue; HogQL compiled to
  * ClickHouse SQL (src/hogql/clickhouse/) runs here with every value bound as a typed parameter.
+ * Person changes reach the persons mirror through `send` (the events queue, queue.ts), so they are
+ * written by the same consumer, in order with the events, and survive ClickHouse being down.
  */
 export class ClickHouseAnalyticsStore implements AnalyticsStore {
   readonly engine = "clickhouse";
 
-  constructor(private readonly client: ClickHouseClient) {}
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly send: (rows: ClickHouseRows) => Promise<void>,
+  ) {}
 
   async earliestEvent(projectId: number): Promise<number | null> {
     const result = await this.client.query({
@@ -79,5 +88,26 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     const [{ n }] = await counted.json<{ n: number }>();
     if (n > 0) await this.client.command({ query: `DELETE FROM events WHERE ${where}`, query_params: params });
     return n;
+  }
+
+  timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]> {
+    return timelineEventsOnClickHouse(this.client, query);
+  }
+
+  deletePersonEvents(projectId: number, persons: PersonKey[], before: string): Promise<void> {
+    return deletePersonEventsOnClickHouse(this.client, projectId, persons, before);
+  }
+
+  personsDeleted(projectId: number, persons: DeletedPerson[]): Promise<void> {
+    return this.send(deletionRows(projectId, persons));
+  }
+
+  personSplit(projectId: number, split: PersonSplit): Promise<void> {
+    return this.send(splitRows(projectId, split));
+  }
+
+  /** Sends nothing when there is nothing to write (enqueueRows sends no empty message). */
+  distinctIdReset(projectId: number, distinctId: string, current: PersonKey | null): Promise<void> {
+    return this.send(resetRows(projectId, distinctId, current));
   }
 }

@@ -5,9 +5,11 @@ import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { correlation } from "./correlation";
 import type { QueryFailure } from "../errors";
+import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import { funnelActorIds } from "./funnel-actors";
 import { runHogQL } from "./hogql";
 import { lifecycleActorIds } from "./lifecycle";
+import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEvents } from "./person-events";
 import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
@@ -57,6 +59,30 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number> {
     return deleteEventsBefore(this.d1, projectId, before, limit);
+  }
+
+  timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]> {
+    return timelineEvents(this.db, query);
+  }
+
+  deletePersonEvents(projectId: number, persons: PersonKey[], before: string): Promise<void> {
+    return deleteEventsOf(
+      this.db,
+      projectId,
+      persons.map((p) => p.id),
+      before,
+    );
+  }
+
+  /** Nothing to follow: the persons and their distinct ids were D1's own rows, deleted with them. */
+  async personsDeleted(_projectId: number, _persons: DeletedPerson[]): Promise<void> {}
+
+  personSplit(projectId: number, split: PersonSplit): Promise<void> {
+    return followDistinctIds(this.db, projectId, split.person.id);
+  }
+
+  distinctIdReset(projectId: number, distinctId: string): Promise<void> {
+    return detachFromDeletedPerson(this.db, projectId, distinctId);
   }
 
   /** Cohort membership SQL, loaded only when a filter of the question may refer to a cohort. */
