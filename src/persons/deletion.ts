@@ -70,18 +70,14 @@ export async function findPersonsForBulkDelete(
   projectId: number,
   by: { ids?: (string | number)[]; distinctIds?: string[] },
 ): Promise<PersonWithIds[]> {
-  let found: { id: number }[];
-  if (by.distinctIds) {
-    found = await db.all<{
-      id: number;
-    }>(sql`SELECT DISTINCT d.person_id AS id FROM json_each(${JSON.stringify(by.distinctIds)}) j
-      CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value`);
-  } else {
-    const keys = (by.ids ?? []).map(String);
-    found = await db.all<{ id: number }>(sql`SELECT id FROM persons WHERE project_id = ${projectId}
-    AND (uuid IN (SELECT lower(value) FROM json_each(${JSON.stringify(keys)}))
-      OR CAST(id AS TEXT) IN (SELECT value FROM json_each(${JSON.stringify(keys)})))`);
-  }
+  const keys = JSON.stringify((by.ids ?? []).map(String));
+  const found = await db.all<{ id: number }>(
+    by.distinctIds
+      ? sql`SELECT DISTINCT d.person_id AS id FROM json_each(${JSON.stringify(by.distinctIds)}) j
+          CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.distinct_id = j.value`
+      : sql`SELECT id FROM persons WHERE project_id = ${projectId}
+          AND (uuid IN (SELECT lower(value) FROM json_each(${keys})) OR CAST(id AS TEXT) IN (SELECT value FROM json_each(${keys})))`,
+  );
   // With their versions and distinct ids, which the events store's copy of them needs.
   return getPersonsByIds(
     db,
