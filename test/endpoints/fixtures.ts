@@ -8,11 +8,12 @@ import type { SeedData } from "../seed-data";
  * Writes persons and events straight into D1 (rows shaped as src/db/schema.ts), so endpoint tests
  * do not depend on the capture pipeline; when the test deployment stores events in ClickHouse (the
  * ClickHouse suite's worker project runs some of these tests), into ClickHouse as well, with the
- * same persons. Returns the persons' uuids in order.
+ * same persons (`clickhouse: false`: D1 only, for a test that gives ClickHouse a history of its own, e.g.
+ * events stored before a merge that D1 has rewritten). Returns the persons' uuids in order.
  */
-export async function seed(projectId: number, data: SeedData) {
+export async function seed(projectId: number, data: SeedData, options: { clickhouse?: boolean } = {}) {
   const persons = (data.persons ?? []).map((p) => ({ ...p, uuid: p.uuid ?? crypto.randomUUID() }));
-  if (onClickHouse) await seedClickHouse(clickhouse(), projectId, { ...data, persons });
+  if (onClickHouse && options.clickhouse !== false) await seedClickHouse(clickhouse(), projectId, { ...data, persons });
   const uuids: string[] = [];
   for (const person of persons) {
     const uuid = person.uuid;

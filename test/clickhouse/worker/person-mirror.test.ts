@@ -9,9 +9,9 @@ import { resetDistinctId } from "../../../src/persons/reset-distinct-id";
 import { requirePerson } from "../../../src/persons/service";
 import { splitPerson } from "../../../src/persons/split";
 import { seed } from "../../endpoints/fixtures";
-import { call } from "../../helpers";
+import { call, createProject } from "../../helpers";
 import { insert, seedClickHouse } from "../seed";
-import { clickhouse, clickhouseProject } from "./client";
+import { clickhouse } from "./client";
 
 // The persons mirror rows that split, deletion and reset_person_distinct_id send, and what HogQL reads
 // once they are in ClickHouse. The events queue's consumer (which inserts them in production) is not
@@ -54,7 +54,7 @@ describe("split on ClickHouse", () => {
   const P = crypto.randomUUID();
 
   beforeAll(async () => {
-    project = (await clickhouseProject("split")).id;
+    project = (await createProject("split")).id;
     const data = {
       persons: [{ uuid: P, distinctIds: ["s1", "s2", "s3"], properties: { name: "kept" } }],
       events: ["s1", "s2", "s3", "s2"].map((distinctId, i) => ({
@@ -64,7 +64,6 @@ describe("split on ClickHouse", () => {
       })),
     };
     await seed(project, data);
-    await seedClickHouse(clickhouse(), project, data);
   });
 
   it("moves distinct ids to new persons whose past events read as theirs, without rewriting events", async () => {
@@ -130,12 +129,12 @@ describe("split on ClickHouse", () => {
 
 describe("reset_person_distinct_id on ClickHouse", () => {
   it("the id's events stored under its deleted person read as its current person", async () => {
-    const project = (await clickhouseProject("reset")).id;
+    const project = (await createProject("reset")).id;
     const deleted = crypto.randomUUID();
     const current = crypto.randomUUID();
     // Captured again after its person was deleted: D1 has the new person; ClickHouse the old events
     // under the deleted person (whose deletion it has) and the new one under the new person.
-    await seed(project, { persons: [{ uuid: current, distinctIds: ["d"] }] });
+    await seed(project, { persons: [{ uuid: current, distinctIds: ["d"] }] }, { clickhouse: false });
     const ch = clickhouse();
     await seedClickHouse(ch, project, {
       persons: [{ uuid: deleted, distinctIds: ["d"] }],

@@ -5,11 +5,11 @@ import { createDb } from "../../../src/db/client";
 import { parseProperties } from "../../../src/persons/properties-param";
 import { propertiesTimeline } from "../../../src/persons/timeline";
 import { seed } from "../../endpoints/fixtures";
-import { call } from "../../helpers";
+import { call, createProject } from "../../helpers";
 import { personsPath } from "../../persons/helpers";
 import type { SeedData } from "../../seed-data";
 import { insert, mergeInClickHouse, seedClickHouse } from "../seed";
-import { clickhouse, clickhouseProject } from "./client";
+import { clickhouse } from "./client";
 
 // The persons operations that read or remove events, through the API of a worker configured for
 // ClickHouse: the persons are D1's (seeded there), the events ClickHouse's (seeded as ingestion writes them).
@@ -54,16 +54,20 @@ describe("properties timeline on ClickHouse", () => {
   ];
 
   beforeAll(async () => {
-    project = (await clickhouseProject("timeline")).id;
+    project = (await createProject("timeline")).id;
     // D1 holds the merged state (its merge rewrote M's events to P); ClickHouse the events as stored
     // before the merge, plus the merge's override rows.
-    await seed(project, {
-      persons: [
-        { uuid: P, distinctIds: ["a", "m"] },
-        { uuid: Q, distinctIds: ["q"] },
-      ],
-      events,
-    });
+    await seed(
+      project,
+      {
+        persons: [
+          { uuid: P, distinctIds: ["a", "m"] },
+          { uuid: Q, distinctIds: ["q"] },
+        ],
+        events,
+      },
+      { clickhouse: false },
+    );
     const ch = clickhouse();
     await seedClickHouse(ch, project, {
       persons: [
@@ -75,7 +79,7 @@ describe("properties timeline on ClickHouse", () => {
     });
     await mergeInClickHouse(ch, project, { from: M, into: P, distinctIds: ["m"], version: 1 });
     // Another project's events of the same distinct ids and person are never read.
-    await seedClickHouse(ch, (await clickhouseProject("elsewhere")).id, {
+    await seedClickHouse(ch, (await createProject("elsewhere")).id, {
       persons: [{ uuid: P, distinctIds: ["a"] }],
       events: [{ event: "e", distinctId: "a", timestamp: t(11), properties: { $set: { plan: "foreign" } } }],
     });
@@ -142,15 +146,19 @@ describe("deleting a person's events on ClickHouse", () => {
   const R = crypto.randomUUID();
 
   beforeAll(async () => {
-    project = (await clickhouseProject("delete")).id;
-    other = (await clickhouseProject("delete elsewhere")).id;
-    await seed(project, {
-      persons: [
-        { uuid: P, distinctIds: ["p1", "m"] },
-        { uuid: Q, distinctIds: ["q"] },
-        { uuid: R, distinctIds: ["r"] },
-      ],
-    });
+    project = (await createProject("delete")).id;
+    other = (await createProject("delete elsewhere")).id;
+    await seed(
+      project,
+      {
+        persons: [
+          { uuid: P, distinctIds: ["p1", "m"] },
+          { uuid: Q, distinctIds: ["q"] },
+          { uuid: R, distinctIds: ["r"] },
+        ],
+      },
+      { clickhouse: false },
+    );
     const ch = clickhouse();
     const events = ["p1", "p1", "m", "m", "m", "q", "q", "r"].map((distinctId, i) => ({
       event: "v",
