@@ -1,9 +1,11 @@
+import { env } from "cloudflare:workers";
 import type { CapturedEvent } from "./ingest/event";
+import type { Env } from "../env";
 import type { Db } from "../db/client";
 import { activityEntry, propertyChanges, type ActivityInput } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { notFound, validationError } from "../lib/errors";
-import { ingestEvents } from "./ingest";
+import { eventSink, ingestEvents } from "./ingest";
 import type { PersonWithIds } from "./serialize";
 import { getPersonsByIds } from "./service";
 
@@ -33,7 +35,9 @@ async function capturePersonEvent(
     properties: { ...properties, $process_person_profile: true },
     timestamp: new Date().toISOString(),
   };
-  await ingestEvents(db, projectId, [captured], {
+  // The worker's bindings from the runtime: the routes calling these writes hand over only D1, and
+  // the event goes wherever capture's go (into ClickHouse's queue when it is configured).
+  await ingestEvents(db, eventSink(env as unknown as Env), projectId, [captured], {
     alongside: (view) => {
       const before = view.before(distinctId);
       const after = view.after(distinctId);
