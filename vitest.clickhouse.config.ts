@@ -51,6 +51,8 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "clickhouse-worker",
+            // Tests wait for the events queue to deliver into ClickHouse.
+            testTimeout: 60_000,
             include: ["test/clickhouse/worker/**/*.test.ts"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
             globalSetup,
