@@ -21,15 +21,17 @@ declare module "vitest" {
   }
 }
 
-let started: Promise<void> | null = null;
+// Process-wide: vitest loads this module once per project (each with its own module graph), so a
+// module variable would let the second project start another server on the same port.
+const shared = globalThis as { edgehogClickHouseStarted?: Promise<void> };
 
 export default async function setup(project: TestProject) {
   const { url, local, workerDatabase } = CLICKHOUSE_TEST_SERVER;
   project.provide("clickhouseUrl", url);
   project.provide("clickhouseLocal", local);
-  if (started) return started;
+  if (shared.edgehogClickHouseStarted) return shared.edgehogClickHouseStarted;
   let stop = async () => {};
-  started = (async () => {
+  const started = (shared.edgehogClickHouseStarted = (async () => {
     if (local) {
       const dataDir = mkdtempSync(join(tmpdir(), "edgehog-clickhouse-"));
       const server = await startLocalClickHouse(dataDir, {}, Number(new URL(url).port));
@@ -39,7 +41,7 @@ export default async function setup(project: TestProject) {
       };
     }
     await migrate({ url, database: workerDatabase });
-  })();
+  })());
   await started;
   return async () => {
     await stop();

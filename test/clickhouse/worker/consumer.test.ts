@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { consumeRows, retryDelaySeconds } from "../../../src/analytics/clickhouse/consumer";
 import type { ClickHouseRows, EventRow } from "../../../src/analytics/clickhouse/rows";
 import type { Env } from "../../../src/env";
-import { createProject } from "../../helpers";
+import { clickhouseProject } from "./project";
 import { capture, rows, until } from "./queue-helpers";
 
 const event = (team: number, fields: Partial<EventRow> = {}): EventRow => ({
@@ -39,7 +39,7 @@ const uuidsOf = (team: number) =>
   );
 
 // A team id of its own per test: these rows never pass through D1, so no project is needed.
-const team = () => 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+const team = () => 3_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
 
 describe("events queue consumer", () => {
   it("keeps a batch while ClickHouse is unreachable, retrying later and later, and stores it once it is back", async () => {
@@ -75,7 +75,7 @@ describe("events queue consumer", () => {
   });
 
   it("keeps one row per uuid however often an event is captured", async () => {
-    const project = await createProject();
+    const project = await clickhouseProject();
     const e = { event: "twice", distinct_id: "d", uuid: crypto.randomUUID(), properties: {} };
     // Twice in one request, then the whole request again (an SDK retry): separate messages and inserts.
     await capture("/batch/", { api_key: project.api_token, batch: [e, e] });

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, createProject } from "../../helpers";
+import { call } from "../../helpers";
+import { clickhouseProject } from "./project";
 import { capture, rows, until } from "./queue-helpers";
 
 const personUuid = async (distinctId: string, projectId: number) =>
@@ -33,7 +34,7 @@ const overridesOf = (projectId: number, count: number) =>
 
 describe("merges on ClickHouse", () => {
   it("reads the earlier events of the anonymous id as the identified person after $identify", async () => {
-    const project = await createProject();
+    const project = await clickhouseProject();
     const token = project.api_token;
     await capture("/batch/", {
       api_key: token,
@@ -68,7 +69,7 @@ describe("merges on ClickHouse", () => {
   });
 
   it("mirrors a merge: the merged-away person deleted, every one of its distinct ids moved and overridden", async () => {
-    const project = await createProject();
+    const project = await clickhouseProject();
     const token = project.api_token;
     // `anon` holds a second distinct id the merge never mentions.
     await capture("/batch/", {
