@@ -6,12 +6,16 @@ import { exitOf, ROOT, spawnGroup, stopper } from "./local-worker.mjs";
 const SERVER = join(ROOT, "local-clickhouse", "server.mjs");
 
 /**
- * Starts the server on `port` over `.clickhouse/` and resolves once it listens, with `{ url, exited, stop }`.
+ * Starts the server on `port` over `dataDir` (default `.clickhouse/`) and resolves once it listens, with `{ url, exited, stop }`;
+ * its output is echoed to stderr unless `quiet`.
  * Rejects with the server's own words when it cannot start (chdb not installed, the port taken).
  * Aborting `signal` stops it.
  */
-export async function startLocalClickHouse({ port, signal }) {
-  const child = spawnGroup([SERVER, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"], signal });
+export async function startLocalClickHouse({ port, dataDir, quiet = false, signal }) {
+  const child = spawnGroup([SERVER, "--port", String(port), ...(dataDir ? ["--data", dataDir] : [])], {
+    stdio: ["ignore", "pipe", "pipe"],
+    signal,
+  });
   const stop = stopper(child);
   signal?.addEventListener("abort", stop, { once: true });
   const exited = exitOf(child).then(([code]) => code);
@@ -19,7 +23,7 @@ export async function startLocalClickHouse({ port, signal }) {
   const listening = new Promise((resolve, reject) => {
     const read = (chunk) => {
       output += chunk;
-      process.stderr.write(chunk);
+      if (!quiet) process.stderr.write(chunk);
       const url = /listening on (http:\/\/\S+?),/.exec(output)?.[1];
       if (url) resolve(url);
     };
