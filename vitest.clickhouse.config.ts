@@ -51,6 +51,8 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "clickhouse-worker",
+            // Tests wait for the events queue to deliver into ClickHouse.
+            testTimeout: 60_000,
             // The endpoint suites run here too (all but the two about SQLite itself): the same expectations on ClickHouse.
             include: [
               "test/clickhouse/worker/**/*.test.ts",

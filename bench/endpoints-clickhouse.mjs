@@ -60,7 +60,9 @@ async function measure(label, vars, persistTo) {
 const state = mkdtempSync(join(tmpdir(), "edgehog-bench-ch-"));
 const d1State = join(state, "d1");
 const chState = join(state, "d1-for-clickhouse");
-const local = process.env.CLICKHOUSE_URL ? null : await startLocalClickHouse(join(state, "clickhouse"));
+const local = process.env.CLICKHOUSE_URL
+  ? null
+  : await startLocalClickHouse({ dataDir: join(state, "clickhouse"), quiet: true });
 const url = process.env.CLICKHOUSE_URL ?? local.url;
 // Seeding and OPTIMIZE take minutes on a small machine: past the client's default 30 s.
 const client = createClient({ url, database: DATABASE, request_timeout: 900_000 });

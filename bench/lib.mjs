@@ -26,10 +26,11 @@ export function seedD1Events(persistTo, n) {
   );
 }
 
-export async function startBenchWorker() {
+/** `config` and `vars` go to wrangler dev (another config file, more variables). */
+export async function startBenchWorker({ config, vars = {} } = {}) {
   const state = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
   applyMigrations({ persistTo: state, quiet: true });
-  const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
+  const worker = await startWorker({ persistTo: state, config, vars: { ...vars, ROOT_API_KEY: ROOT_KEY } });
   const res = await fetch(`${worker.url}/api/projects/`, {
     method: "POST",
     headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },

@@ -1,13 +1,23 @@
 // `npm run dev`: prepares local state (dev vars, migrations, a default project), prints what a new
 // user needs, then serves the worker on 127.0.0.1:8787 (or $PORT); wrangler's [build] step builds
 // the assets.
+// `npm run dev -- --clickhouse`: events in ClickHouse as in a ClickHouse deployment. It also serves
+// local ClickHouse (chdb: `npm run clickhouse:install` once) on 127.0.0.1:8123 (or $CLICKHOUSE_PORT)
+// with its data in .clickhouse/, applies the ClickHouse migrations, and runs the worker with
+// CLICKHOUSE_URL naming it and the events queue bound (wrangler.clickhouse.toml, generated here
+// from wrangler.toml; wrangler runs the queue and its consumer locally).
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { migrate } from "./lib/clickhouse-migrations.mjs";
+import { startLocalClickHouse } from "./lib/local-clickhouse.mjs";
 import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
+import { withEventQueues } from "./lib/wrangler-config.mjs";
 
 const PORT = Number(process.env.PORT ?? 8787);
 const HOST = "127.0.0.1";
+const CLICKHOUSE = process.argv.slice(2).includes("--clickhouse");
+const CLICKHOUSE_PORT = Number(process.env.CLICKHOUSE_PORT ?? 8123);
 const devVars = join(ROOT, ".dev.vars");
 const base62 = (n) =>
   [...randomBytes(n * 2)]
@@ -54,6 +64,13 @@ async function serve(signal) {
     return 1;
   }
 
+  if (CLICKHOUSE && !(await portIsFree(CLICKHOUSE_PORT, HOST))) {
+    console.error(
+      `Port ${CLICKHOUSE_PORT} on ${HOST} is in use (another \`npm run clickhouse\`?). Stop it or set CLICKHOUSE_PORT.`,
+    );
+    return 1;
+  }
+
   if (!existsSync(devVars)) {
     copyFileSync(join(ROOT, ".dev.vars.example"), devVars);
     const text = readFileSync(devVars, "utf8").replace("ROOT_API_KEY=change-me", `ROOT_API_KEY=phx_root_${base62(40)}`);
@@ -75,16 +92,45 @@ async function serve(signal) {
     console.log("Created the default project.");
   }
 
+  let clickhouse;
+  if (CLICKHOUSE) {
+    console.log("Starting local ClickHouse...");
+    try {
+      clickhouse = await startLocalClickHouse({ port: CLICKHOUSE_PORT, signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      console.error(`${error.message}. (chdb missing? Run \`npm run clickhouse:install\` once.)`);
+      return 1;
+    }
+  }
+  try {
+    return await serveWorker(signal, project, rootKey, clickhouse);
+  } finally {
+    await clickhouse?.stop();
+  }
+}
+
+async function serveWorker(signal, project, rootKey, clickhouse) {
+  const options = {};
+  if (clickhouse) {
+    console.log("Applying ClickHouse migrations...");
+    await migrate({ url: clickhouse.url, database: "default", log: () => {} });
+    // At the root, so the paths in it (src/, drizzle/, public/) and wrangler's local state stay the same.
+    options.config = join(ROOT, "wrangler.clickhouse.toml");
+    writeFileSync(options.config, withEventQueues(readFileSync(join(ROOT, "wrangler.toml"), "utf8")));
+    options.vars = { CLICKHOUSE_URL: clickhouse.url };
+  }
+
   const url = `http://${HOST}:${PORT}`;
   console.log(`
 edgehog is starting at ${url}
   project id     ${project.id} (${project.name})
   project token  ${project.api_token}   (SDKs: posthog-node's api key)
   root API key   ${rootKey}   (Authorization: Bearer ...; creates projects and personal API keys)
-  API reference  ${url}/api/docs
+  API reference  ${url}/api/docs${clickhouse ? `\n  events         in local ClickHouse at ${clickhouse.url} (data in .clickhouse/), through the events queue` : ""}
 `);
 
-  const worker = await startWorker({ port: PORT, stdio: "inherit", timeoutMs: 10 * 60_000, signal });
+  const worker = await startWorker({ ...options, port: PORT, stdio: "inherit", timeoutMs: 10 * 60_000, signal });
   console.log(`Ready: ${worker.url}`);
   // Until wrangler exits: on its own (its exit code is ours) or stopped through `signal`.
   const code = await worker.exited;

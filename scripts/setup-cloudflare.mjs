@@ -4,6 +4,10 @@
 //   2. applies the D1 migrations to the remote database;
 //   3. deploys the worker (wrangler's [build] step builds the assets), and on the first deployment
 //      uploads a fresh root API key as the ROOT_API_KEY secret and prints it, once.
+// With `-- --clickhouse` (events in ClickHouse, docs/operations.md "Running on ClickHouse"), before
+// deploying it also finds or creates the events queue and its dead-letter queue, adds their
+// producer and consumer to wrangler.toml, and applies the ClickHouse migrations to the server
+// CLICKHOUSE_URL (with CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE) names, if set here.
 // WRANGLER_BIN names another wrangler entry point to run (default: the project's own).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -11,10 +15,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./lib/local-worker.mjs";
-import { bindingValues, setBindingValue, workerName } from "./lib/wrangler-config.mjs";
+import { bindingValues, eventQueues, setBindingValue, withEventQueues, workerName } from "./lib/wrangler-config.mjs";
 
 const cwd = process.cwd();
 const configPath = join(cwd, "wrangler.toml");
+const clickhouse = process.argv.slice(2).includes("--clickhouse");
 const wranglerBin = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /** Runs wrangler; `capture` returns its stdout, otherwise the user sees it (and answers its prompts). */
@@ -98,6 +103,46 @@ if (kv.id) {
   writeFileSync(configPath, toml);
 }
 
+if (clickhouse) {
+  step("Queues for ClickHouse ingestion");
+  const { events, deadLetter } = eventQueues(name);
+  for (const queue of [deadLetter, events]) {
+    if (wrangler(["queues", "info", queue], { capture: true, allowFailure: true }).ok)
+      console.log(`  ${queue} (exists)`);
+    else {
+      wrangler(["queues", "create", queue], { capture: true });
+      console.log(`  ${queue} (created)`);
+    }
+  }
+  const withQueues = withEventQueues(toml);
+  if (withQueues === toml) console.log("  wrangler.toml has the producer and consumer");
+  else {
+    toml = withQueues;
+    writeFileSync(configPath, toml);
+    console.log("  added the EVENTS_QUEUE producer and the consumer to wrangler.toml");
+  }
+
+  step("ClickHouse migrations");
+  if (process.env.CLICKHOUSE_URL) {
+    const migrated = spawnSync(process.execPath, [join(ROOT, "scripts", "clickhouse-migrate.mjs")], {
+      cwd,
+      stdio: "inherit",
+    });
+    if (migrated.status !== 0) {
+      console.error(
+        "\nsetup:cloudflare: the ClickHouse migrations failed; fix the server or settings and run this again.",
+      );
+      process.exit(1);
+    }
+  } else {
+    console.log(
+      "  CLICKHOUSE_URL is not set here, so none were applied. Run this again with the server's settings in the\n" +
+        "  environment, or: CLICKHOUSE_URL=https://... CLICKHOUSE_USER=... CLICKHOUSE_PASSWORD=... \\\n" +
+        "    CLICKHOUSE_DATABASE=... npm run clickhouse:migrate",
+    );
+  }
+}
+
 step("Applying D1 migrations to the remote database");
 wrangler(["d1", "migrations", "apply", "DB", "--remote"]);
 
@@ -127,6 +172,13 @@ Deployed. Your root API key (shown once; it is stored only as the ROOT_API_KEY s
 
 Create a project:  curl -X POST https://<your worker>/api/projects/ -H "Authorization: Bearer ${rootKey}" \\
                      -H "Content-Type: application/json" -d '{"name": "My product"}'`);
+}
+if (clickhouse) {
+  console.log(
+    "\nClickHouse: the worker stores events there once its settings are set (until then, in D1):\n" +
+      "  CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_DATABASE as variables (dashboard: Workers → " +
+      `${name} → Settings → Variables),\n  and npx wrangler secret put CLICKHOUSE_PASSWORD. See docs/operations.md.`,
+  );
 }
 console.log(
   "\nRead replicas: enable them on the database (dashboard: D1 → " +

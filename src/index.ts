@@ -1,3 +1,5 @@
+import { consumeRows } from "./analytics/clickhouse/consumer";
+import type { ClickHouseRows } from "./analytics/clickhouse/rows";
 import { createApp } from "./app";
 import type { Env } from "./env";
 import { scheduled } from "./scheduled";
@@ -9,4 +11,6 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   scheduled,
-} satisfies ExportedHandler<Env>;
+  // The events queue (bound only in ClickHouse deployments): its batches go into ClickHouse.
+  queue: consumeRows,
+} satisfies ExportedHandler<Env, ClickHouseRows>;

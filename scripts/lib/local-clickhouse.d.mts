@@ -2,12 +2,18 @@
 
 export interface LocalClickHouse {
   url: string;
-  /** Stops the server as Ctrl-C does (SIGTERM) and waits for the process to end. */
+  /** Resolves with the exit code once the server has exited. */
+  exited: Promise<number | null>;
+  /** Stops the server's process group (SIGTERM, as Ctrl-C) and waits until it is gone. */
   stop(): Promise<void>;
 }
 
-export declare function startLocalClickHouse(
-  dataDir: string,
-  env?: Record<string, string>,
-  port?: number,
-): Promise<LocalClickHouse>;
+export interface LocalClickHouseOptions {
+  port?: number;
+  dataDir?: string;
+  env?: Record<string, string>;
+  quiet?: boolean;
+  signal?: AbortSignal;
+}
+
+export declare function startLocalClickHouse(options?: LocalClickHouseOptions): Promise<LocalClickHouse>;

@@ -1,45 +1,43 @@
-// Starts local-clickhouse (ClickHouse's HTTP interface over chdb, local-clickhouse/server.mjs) as a child
-// process, for the ClickHouse test suite and the benchmarks. `npm run clickhouse:install` must have run.
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+// Serving local ClickHouse (local-clickhouse/server.mjs, chdb) for `npm run dev -- --clickhouse`, the
+// ClickHouse test suite and the benchmarks: in a process group of its own like wrangler (local-worker.mjs),
+// so stopping dev at any moment stops it too. `npm run clickhouse:install` must have run.
+import { join } from "node:path";
+import { exitOf, ROOT, spawnGroup, stopper } from "./local-worker.mjs";
 
-const SERVER = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "local-clickhouse", "server.mjs");
+const SERVER = join(ROOT, "local-clickhouse", "server.mjs");
 
 /**
- * Starts the server on `port` (0: a free one) over `dataDir` and resolves once it listens (its start line
- * names the URL). `env` adds variables, e.g. CLICKHOUSE_PASSWORD. `stop()` sends SIGTERM, as Ctrl-C does,
- * and waits for the process to end.
+ * Starts the server on `port` (0: a free one) over `dataDir` (default `.clickhouse/`) and resolves once it
+ * listens, with `{ url, exited, stop }`; its output is echoed to stderr unless `quiet`. `env` adds
+ * variables (e.g. CLICKHOUSE_PASSWORD). Rejects with the server's own words when it cannot start (chdb
+ * not installed, the port taken). Aborting `signal` stops it.
  */
-export function startLocalClickHouse(dataDir, env = {}, port = 0) {
-  const child = spawn(process.execPath, [SERVER, "--port", String(port), "--data", dataDir], {
+export async function startLocalClickHouse({ port = 0, dataDir, env, quiet = false, signal } = {}) {
+  const child = spawnGroup([SERVER, "--port", String(port), ...(dataDir ? ["--data", dataDir] : [])], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
+    signal,
+    env,
   });
-  const exited = new Promise((resolve) => child.once("exit", () => resolve()));
+  const stop = stopper(child);
+  signal?.addEventListener("abort", stop, { once: true });
+  const exited = exitOf(child).then(([code]) => code);
   let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`local-clickhouse did not start within 60 s:\n${output}`));
-    }, 60_000);
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.stdout.on("data", (chunk) => {
+  const listening = new Promise((resolve, reject) => {
+    const read = (chunk) => {
       output += chunk;
+      if (!quiet) process.stderr.write(chunk);
       const url = /listening on (http:\/\/\S+?),/.exec(output)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      resolve({
-        url,
-        stop: async () => {
-          if (child.exitCode === null) child.kill("SIGTERM");
-          await exited;
-        },
-      });
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`local-clickhouse exited with ${code} before listening:\n${output}`));
-    });
+      if (url) resolve(url);
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    exited.then((code) => reject(new Error(`local ClickHouse exited with ${code} before listening:\n${output}`)));
+    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
+  try {
+    return { url: await listening, exited, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -94,13 +94,21 @@ export function portIsFree(port, host = "127.0.0.1") {
 }
 
 /**
- * Starts `wrangler dev` and resolves once the worker answers /_health.
+ * Starts `wrangler dev` (with `config` instead of wrangler.toml when given) and resolves once the worker answers /_health.
  * Returns `{ url, process, exited, stop, output }`: `exited` resolves with wrangler's exit code;
  * `stop()` resolves once wrangler and every process it started have exited.
  * Aborting `signal` (before or after readiness) stops the worker; while waiting for readiness the
  * promise then rejects with the signal's reason once the worker is stopped.
  */
-export async function startWorker({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 120_000, signal } = {}) {
+export async function startWorker({
+  port,
+  persistTo,
+  config,
+  vars = {},
+  stdio = "pipe",
+  timeoutMs = 120_000,
+  signal,
+} = {}) {
   port ??= await freePort();
   const inspectorPort = await freePort();
   const args = [
@@ -114,6 +122,7 @@ export async function startWorker({ port, persistTo, vars = {}, stdio = "pipe", 
     String(inspectorPort),
     "--show-interactive-dev-session=false",
     ...persistArgs(persistTo),
+    ...(config ? ["--config", config] : []),
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child = spawnGroup(args, { stdio: stdio === "inherit" ? "inherit" : ["ignore", "pipe", "pipe"], signal });
@@ -155,22 +164,29 @@ process.on("exit", () => {
   for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
 });
 
-function spawnGroup(args, { stdio, signal }) {
+/** Starts `node ...args` in a process group of its own (see above); `signal` is checked first. */
+export function spawnGroup(args, { stdio, signal, env }) {
   // Checked in the same tick as the spawn, so no abort can fall between the check and the
   // caller's abort listener.
   signal?.throwIfAborted();
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio, env: WRANGLER_ENV, detached: GROUPS });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio,
+    env: env ? { ...WRANGLER_ENV, ...env } : WRANGLER_ENV,
+    detached: GROUPS,
+  });
   if (GROUPS && child.pid !== undefined) liveGroups.add(child.pid);
   return child;
 }
 
 /** `stop()` for `child`'s group; every call shares the first one's promise. */
-function stopper(child) {
+export function stopper(child) {
   let stopping;
   return () => (stopping ??= killGroup(child));
 }
 
-function exitOf(child) {
+/** Resolves with `[code, signal]` once `child` has exited. */
+export function exitOf(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve([child.exitCode, child.signalCode]);
     else child.once("exit", (code, signal) => resolve([code, signal]));

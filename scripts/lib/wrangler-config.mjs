@@ -54,3 +54,32 @@ export function workerName(toml) {
   }
   throw new Error("wrangler.toml has no top-level name");
 }
+
+/** The queues of a ClickHouse deployment, named after the worker: capture's events, and where poison batches end. */
+export const eventQueues = (name) => ({ events: `${name}-events`, deadLetter: `${name}-events-dlq` });
+
+/**
+ * The config with the events queue's producer (capture, binding EVENTS_QUEUE) and consumer (the
+ * worker's queue handler, inserting into ClickHouse) appended; unchanged when it has the producer.
+ * Only ClickHouse deployments carry these: wrangler refuses to deploy a binding to a queue that
+ * does not exist, so the D1 default declares none.
+ */
+export function withEventQueues(toml) {
+  if (bindingValues(toml, "queues.producers", ["binding", "EVENTS_QUEUE"])) return toml;
+  const { events, deadLetter } = eventQueues(workerName(toml));
+  return `${toml.replace(/\n*$/, "\n")}
+# ClickHouse ingestion (docs/operations.md, "Running on ClickHouse"): capture queues the events, the
+# consumer inserts them in batches and acknowledges once stored. Retries back off to 5 minutes, so
+# 100 of them outlive hours of ClickHouse downtime before a batch goes to the dead-letter queue.
+[[queues.producers]]
+binding = "EVENTS_QUEUE"
+queue = "${events}"
+
+[[queues.consumers]]
+queue = "${events}"
+max_batch_size = 100
+max_batch_timeout = 5
+max_retries = 100
+dead_letter_queue = "${deadLetter}"
+`;
+}

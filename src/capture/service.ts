@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { refreshFlagDefinitions } from "../flags/definitions-cache";
 import { authenticationFailed, validationError } from "../lib/errors";
 import { decodeSdkBody } from "../lib/sdk-body";
-import { ingestEvents } from "../persons/ingest";
+import { eventSink, ingestEvents } from "../persons/ingest";
 import { getProjectByToken } from "../projects/service";
 import { normalizeCapture, type RejectedEvent } from "./normalize";
 
@@ -45,7 +45,7 @@ export async function captureRequest(
   if (!events.length) {
     throw validationError(rejected[0]?.reason ?? "No events in the request.", null, "invalid_payload");
   }
-  const { groupTypesAdded } = await ingestEvents(db, project.id, events);
+  const { groupTypesAdded } = await ingestEvents(db, eventSink(env), project.id, events);
   if (groupTypesAdded) await refreshFlagDefinitions(env, db, project.id);
   return { accepted: events.length, rejected };
 }

@@ -129,6 +129,7 @@ export const personActionRoutes = createRouter()
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const { key, value } = c.req.valid("json");
     const after = await setPersonProperties(
+      c.env,
       c.get("db"),
       c.get("project").id,
       person,
@@ -140,6 +141,7 @@ export const personActionRoutes = createRouter()
   .openapi(deleteProperty, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);
     const after = await deletePersonProperty(
+      c.env,
       c.get("db"),
       c.get("project").id,
       person,

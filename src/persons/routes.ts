@@ -124,7 +124,14 @@ export const personRoutes = createRouter()
     const db = c.get("db");
     const projectId = c.get("project").id;
     const person = await requirePerson(db, projectId, c.req.valid("param").id);
-    const after = await setPersonProperties(db, projectId, person, c.req.valid("json").properties, c.get("principal"));
+    const after = await setPersonProperties(
+      c.env,
+      db,
+      projectId,
+      person,
+      c.req.valid("json").properties,
+      c.get("principal"),
+    );
     return c.json(personRecord(after), 200);
   })
   .openapi(remove, async (c) => {

@@ -1,9 +1,10 @@
 import type { CapturedEvent } from "./ingest/event";
+import type { Env } from "../env";
 import type { Db } from "../db/client";
 import { activityEntry, propertyChanges, type ActivityInput } from "../lib/activity-log";
 import type { Principal } from "../lib/auth/principal";
 import { notFound, validationError } from "../lib/errors";
-import { ingestEvents } from "./ingest";
+import { eventSink, ingestEvents } from "./ingest";
 import type { PersonWithIds } from "./serialize";
 import { getPersonsByIds } from "./service";
 
@@ -17,6 +18,7 @@ type Props = Record<string, unknown>;
  * actually applied to, not from the route's earlier read.
  */
 async function capturePersonEvent(
+  env: Env,
   db: Db,
   projectId: number,
   person: PersonWithIds,
@@ -33,7 +35,8 @@ async function capturePersonEvent(
     properties: { ...properties, $process_person_profile: true },
     timestamp: new Date().toISOString(),
   };
-  await ingestEvents(db, projectId, [captured], {
+  // The event goes wherever capture's go (into ClickHouse's queue when it is configured).
+  await ingestEvents(db, eventSink(env), projectId, [captured], {
     alongside: (view) => {
       const before = view.before(distinctId);
       const after = view.after(distinctId);
@@ -50,13 +53,14 @@ async function capturePersonEvent(
 
 /** PATCH and update_property: a `$set` event, plus an "updated" activity entry listing each changed key. */
 export async function setPersonProperties(
+  env: Env,
   db: Db,
   projectId: number,
   person: PersonWithIds,
   set: Props,
   principal: Principal,
 ) {
-  return capturePersonEvent(db, projectId, person, "$set", { $set: set }, (before, after) => {
+  return capturePersonEvent(env, db, projectId, person, "$set", { $set: set }, (before, after) => {
     const changes = propertyChanges("Person", before, after);
     return changes.length
       ? { projectId, scope: "Person", itemId: person.id, activity: "updated", principal, name: person.uuid, changes }
@@ -66,24 +70,33 @@ export async function setPersonProperties(
 
 /** delete_property: a `$delete_person_property` event carrying `$unset: [key]`. */
 export async function deletePersonProperty(
+  env: Env,
   db: Db,
   projectId: number,
   person: PersonWithIds,
   key: string,
   principal: Principal,
 ) {
-  return capturePersonEvent(db, projectId, person, "$delete_person_property", { $unset: [key] }, (before, after) => {
-    const changes = propertyChanges("Person", before, after);
-    return {
-      projectId,
-      scope: "Person",
-      itemId: person.id,
-      activity: "delete_property",
-      principal,
-      name: person.uuid,
-      changes: changes.length
-        ? changes
-        : [{ type: "Person", action: "changed", field: `properties.${key}`, before: null, after: null }],
-    };
-  });
+  return capturePersonEvent(
+    env,
+    db,
+    projectId,
+    person,
+    "$delete_person_property",
+    { $unset: [key] },
+    (before, after) => {
+      const changes = propertyChanges("Person", before, after);
+      return {
+        projectId,
+        scope: "Person",
+        itemId: person.id,
+        activity: "delete_property",
+        principal,
+        name: person.uuid,
+        changes: changes.length
+          ? changes
+          : [{ type: "Person", action: "changed", field: `properties.${key}`, before: null, after: null }],
+      };
+    },
+  );
 }

@@ -38,7 +38,7 @@ async function startOnce(url: string): Promise<(() => Promise<void>) | null> {
   if (await answers(url)) return null;
   const dataDir = mkdtempSync(join(tmpdir(), "edgehog-clickhouse-"));
   try {
-    const server = await startLocalClickHouse(dataDir, {}, Number(new URL(url).port));
+    const server = await startLocalClickHouse({ dataDir, port: Number(new URL(url).port), quiet: true });
     return async () => {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -336,14 +336,14 @@ describe.skipIf(!local)("the local-clickhouse process", () => {
   it("keeps the data across a restart over the same data directory", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "edgehog-clickhouse-restart-"));
     try {
-      const first = await startLocalClickHouse(dataDir);
+      const first = await startLocalClickHouse({ dataDir, quiet: true });
       const before = createClient({ url: first.url });
       await before.command({ query: "CREATE TABLE kept (id UInt64, s String) ENGINE = MergeTree ORDER BY id" });
       await before.insert({ table: "kept", values: [{ id: 1, s: AWKWARD }, { id: 2 }], format: "JSONEachRow" });
       await before.close();
       await first.stop();
 
-      const second = await startLocalClickHouse(dataDir);
+      const second = await startLocalClickHouse({ dataDir, quiet: true });
       const after = createClient({ url: second.url });
       try {
         const rs = await after.query({ query: "SELECT id, s FROM kept ORDER BY id", format: "JSONEachRow" });
@@ -362,7 +362,11 @@ describe.skipIf(!local)("the local-clickhouse process", () => {
 
   it("checks credentials when CLICKHOUSE_USER/CLICKHOUSE_PASSWORD are set (AUTHENTICATION_FAILED)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "edgehog-clickhouse-auth-"));
-    const server = await startLocalClickHouse(dataDir, { CLICKHOUSE_USER: "edgehog", CLICKHOUSE_PASSWORD: "s3cret" });
+    const server = await startLocalClickHouse({
+      dataDir,
+      quiet: true,
+      env: { CLICKHOUSE_USER: "edgehog", CLICKHOUSE_PASSWORD: "s3cret" },
+    });
     const wrong = createClient({ url: server.url, username: "edgehog", password: "guess" });
     const right = createClient({ url: server.url, username: "edgehog", password: "s3cret" });
     try {

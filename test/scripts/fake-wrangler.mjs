@@ -29,6 +29,11 @@ if (command === "whoami") {
   console.log(JSON.stringify(state.kv));
 } else if (command.startsWith("kv namespace create ")) {
   state.kv.push({ id: `kv-${state.kv.length + 1}`, title: args[3] });
+} else if (command.startsWith("queues info ")) {
+  if (!(state.queues ?? []).includes(args[2])) fail(`Queue "${args[2]}" does not exist.`);
+} else if (command.startsWith("queues create ")) {
+  if ((state.queues ?? []).includes(args[2])) fail("A queue with this name already exists.");
+  (state.queues ??= []).push(args[2]);
 } else if (command === "d1 migrations apply DB") {
   // As the real one: a remote operation needs the database id in the config.
   if (!/database_id = "/.test(readFileSync(join(process.cwd(), "wrangler.toml"), "utf8")))
@@ -38,6 +43,11 @@ if (command === "whoami") {
   if (!state.deployed) fail("This Worker does not exist on your account.");
   console.log(JSON.stringify(Object.keys(state.secrets).map((name) => ({ name, type: "secret_text" }))));
 } else if (command === "deploy") {
+  // As the real one: every queue the config binds must exist.
+  const config = readFileSync(join(process.cwd(), "wrangler.toml"), "utf8");
+  for (const [, queue] of config.matchAll(/^(?:queue|dead_letter_queue) = "([^"]+)"/gm)) {
+    if (!(state.queues ?? []).includes(queue)) fail(`Queue "${queue}" does not exist.`);
+  }
   const file = args[args.indexOf("--secrets-file") + 1];
   if (args.includes("--secrets-file")) {
     if (!existsSync(file)) fail(`no secrets file ${file}`);

@@ -12,6 +12,7 @@ interface Account {
   loggedIn: boolean;
   d1: { uuid: string; name: string }[];
   kv: { id: string; title: string }[];
+  queues?: string[];
   secrets: Record<string, string>;
   deployed?: boolean;
   migrated?: boolean;
@@ -26,11 +27,18 @@ function workspace(account: Partial<Account> = {}) {
   const statePath = join(dir, "account.json");
   const state: Account = { loggedIn: true, d1: [], kv: [], secrets: {}, calls: [], ...account };
   writeFileSync(statePath, JSON.stringify(state));
-  const run = () => {
-    const result = spawnSync(process.execPath, [SCRIPT], {
+  const run = (args: string[] = [], env: Record<string, string> = {}) => {
+    const result = spawnSync(process.execPath, [SCRIPT, ...args], {
       cwd: dir,
       encoding: "utf8",
-      env: { ...process.env, WRANGLER_BIN: FAKE, FAKE_CLOUDFLARE: statePath, CLOUDFLARE_API_TOKEN: "" },
+      env: {
+        ...process.env,
+        CLICKHOUSE_URL: "",
+        ...env,
+        WRANGLER_BIN: FAKE,
+        FAKE_CLOUDFLARE: statePath,
+        CLOUDFLARE_API_TOKEN: "",
+      },
     });
     return { status: result.status, output: result.stdout + result.stderr };
   };
@@ -102,5 +110,54 @@ describe("npm run setup:cloudflare", () => {
     expect(result.status).toBe(1);
     expect(result.output).toContain("npx wrangler login");
     expect(ws.account().calls).toEqual(["whoami"]);
+  });
+
+  describe("-- --clickhouse", () => {
+    it("creates the events queue and its dead-letter queue and binds them before deploying", () => {
+      const ws = workspace();
+      const result = ws.run(["--clickhouse"]);
+      expect(result.status, result.output).toBe(0);
+      const account = ws.account();
+      expect(account.queues).toEqual(["edgehog-events-dlq", "edgehog-events"]);
+      expect(account.deployed).toBe(true);
+      const config = ws.config();
+      expect(config).toContain(
+        '[[queues.producers]]\nbinding = "EVENTS_QUEUE"\nqueue = "edgehog-events"\n\n[[queues.consumers]]\nqueue = "edgehog-events"\n' +
+          'max_batch_size = 100\nmax_batch_timeout = 5\nmax_retries = 100\ndead_letter_queue = "edgehog-events-dlq"\n',
+      );
+      // Without a server to migrate, it says how to do it.
+      expect(result.output).toContain("CLICKHOUSE_URL is not set here");
+      expect(result.output).toContain("npm run clickhouse:migrate");
+    });
+
+    it("run again, it reuses the queues and leaves the config as it is", () => {
+      const ws = workspace({ queues: ["edgehog-events"] });
+      expect(ws.run(["--clickhouse"]).status).toBe(0);
+      const config = ws.config();
+      const again = ws.run(["--clickhouse"]);
+      expect(again.status, again.output).toBe(0);
+      expect(ws.config()).toBe(config);
+      expect(ws.account().queues).toEqual(["edgehog-events", "edgehog-events-dlq"]);
+      expect(ws.account().calls.filter((c) => c.startsWith("queues create"))).toEqual([
+        "queues create edgehog-events-dlq",
+      ]);
+    });
+
+    it("migrates the ClickHouse that CLICKHOUSE_URL names before deploying, and stops if that fails", () => {
+      const ws = workspace();
+      // Nothing listens there: the migration fails, so the code that needs the tables is not deployed.
+      const result = ws.run(["--clickhouse"], { CLICKHOUSE_URL: "http://127.0.0.1:9" });
+      expect(result.status).toBe(1);
+      expect(result.output).toContain("ClickHouse at http://127.0.0.1:9");
+      expect(result.output).toContain("the ClickHouse migrations failed");
+      expect(ws.account().deployed).toBeUndefined();
+    });
+
+    it("leaves the queues out without the flag: a D1 deployment binds none", () => {
+      const ws = workspace();
+      expect(ws.run().status).toBe(0);
+      expect(ws.config()).not.toContain("queues");
+      expect(ws.account().calls.some((c) => c.startsWith("queues"))).toBe(false);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain ESM script shared with `npm run setup:cloudflare`
-import { bindingValues, setBindingValue, workerName } from "../../scripts/lib/wrangler-config.mjs";
+import { bindingValues, setBindingValue, withEventQueues, workerName } from "../../scripts/lib/wrangler-config.mjs";
 
 const TOML = `name = "edgehog" # the worker
 main = "src/index.ts"
@@ -42,5 +42,19 @@ describe("wrangler.toml ids", () => {
     expect(() => setBindingValue(TOML, "kv_namespaces", ["binding", "NOPE"], "id", "x")).toThrow(
       "no [[kv_namespaces]]",
     );
+  });
+
+  it("appends the events queue's sections once, named after the worker", () => {
+    const once = withEventQueues(TOML.replace('name = "edgehog"', 'name = "shop"'));
+    expect(once.startsWith(TOML.replace('name = "edgehog"', 'name = "shop"'))).toBe(true);
+    expect(bindingValues(once, "queues.producers", ["binding", "EVENTS_QUEUE"])).toEqual({
+      binding: "EVENTS_QUEUE",
+      queue: "shop-events",
+    });
+    expect(bindingValues(once, "queues.consumers", ["queue", "shop-events"])).toEqual({
+      queue: "shop-events",
+      dead_letter_queue: "shop-events-dlq",
+    });
+    expect(withEventQueues(once)).toBe(once);
   });
 });

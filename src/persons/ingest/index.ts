@@ -2,10 +2,21 @@ import type { CapturedEvent } from "./event";
 import type { Db } from "../../db/client";
 import { type BatchItem, runBatch } from "../../lib/d1";
 import { ApiError } from "../../lib/errors";
-import { moveMergedEvents } from "../event-rewrites";
-import { planIngest, processesPerson, type IngestPlan } from "./process";
+import { planIngest, processesPerson } from "./process";
+import type { EventSink } from "./sink";
+import type { Env } from "../../env";
+import { analyticsEngine } from "../../analytics";
+import { clickhouseEventSink } from "./clickhouse-sink";
+import { d1EventSink } from "./d1-sink";
 import { loadIngestState, personUuidFor, type PersonDraft } from "./state";
-import { finalPerson, ingestStatements } from "./write";
+import { ingestStatements } from "./write";
+
+export type { EventSink } from "./sink";
+
+/** The event sink of this deployment's analytics engine. */
+export function eventSink(env: Env): EventSink {
+  return analyticsEngine(env) === "clickhouse" ? clickhouseEventSink(env) : d1EventSink;
+}
 
 /** Attempts before giving up on a batch that keeps racing with concurrent writers of the same persons. */
 const MAX_ATTEMPTS = 40;
@@ -37,12 +48,14 @@ export interface IngestOutcome {
 
 /**
  * Stores events and applies their person processing: one read round trip, then one `db.batch`
- * (a single D1 transaction) with every write. When a concurrent request changed one of the same
- * persons or distinct ids in between, the batch fails as a whole and is redone from a fresh read.
- * Past events of merged persons are moved after the commit (`moveEventsOfMerged`).
+ * (a single D1 transaction) with every person write and the sink's statements. When a concurrent
+ * request changed one of the same persons or distinct ids in between, the batch fails as a whole
+ * and is redone from a fresh read. The sink finishes after the commit (moving past events of merged
+ * persons on D1, queueing events and the persons mirror for ClickHouse).
  */
 export async function ingestEvents(
   db: Db,
+  sink: EventSink,
   projectId: number,
   events: CapturedEvent[],
   options: IngestOptions = {},
@@ -71,8 +84,10 @@ export async function ingestEvents(
           return p && snapshot(p);
         },
       }) ?? [];
+    const stored = sink.prepare(db, projectId, plan, events);
+    let results: D1Result[];
     try {
-      await runBatch(db, ingestStatements(projectId, plan, events, extra));
+      results = await runBatch(db, [...stored.first, ...ingestStatements(projectId, plan), ...stored.last, ...extra]);
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err))
@@ -87,26 +102,8 @@ export async function ingestEvents(
       await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
       continue;
     }
-    await moveEventsOfMerged(db, projectId, plan);
+    await stored.committed(results.slice(0, stored.first.length));
     return { groupTypesAdded: plan.newGroupTypes.length };
-  }
-}
-
-/**
- * After the batch committed: past events of merged-away persons move to their target, in bounded
- * chunks. Outside the retry loop on purpose: a slow or failing rewrite must not redo the ingest.
- * The merge and the events stand either way, so a failure is logged, not returned to the SDK (the
- * events keep the merged-away person id; see docs/compatibility.md).
- */
-async function moveEventsOfMerged(db: Db, projectId: number, plan: IngestPlan) {
-  const pairs = plan.merges.flatMap((m) =>
-    m.source.id === null ? [] : [{ sourceId: m.source.id, targetUuid: finalPerson(m.target).uuid }],
-  );
-  if (!pairs.length) return;
-  try {
-    await moveMergedEvents(db, projectId, pairs);
-  } catch (err) {
-    console.error(`project ${projectId}: moving events of ${pairs.length} merged person(s) failed`, err);
   }
 }
 

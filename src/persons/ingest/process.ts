@@ -26,6 +26,8 @@ export interface IngestPlan {
   merges: MergeOp[];
   /** New distinct id → person links. */
   links: { distinctId: string; person: PersonDraft }[];
+  /** Every mentioned distinct id that has a person once the plan applies (follow `mergedInto` to its survivor). */
+  persons: ReadonlyMap<string, PersonDraft>;
   newGroupTypes: { groupType: string; index: number }[];
   groups: GroupUpsert[];
 }
@@ -191,6 +193,7 @@ function personChanges(state: IngestState, pass: PersonPass): Omit<IngestPlan, "
     touched,
     merges: pass.merges,
     links,
+    persons: pass.byDistinctId,
   };
 }
 

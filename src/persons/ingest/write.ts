@@ -9,21 +9,18 @@ export const finalPerson = (p: PersonDraft) => {
   return p;
 };
 
+/** The version a changed person is written with: past the one read, and past every in-memory step of the plan. */
+export const writtenVersion = (p: PersonDraft) => Math.max(p.version, (p.loadedVersion ?? 0) + 1);
+
 const personId = (projectId: number, ref: SQL) =>
   sql`(SELECT id FROM persons WHERE project_id = ${projectId} AND uuid = ${ref})`;
 
 /**
- * The statements that apply a plan and store the events, in one `db.batch` (one transaction).
- * A person row that changed since it was read makes the version check set NULL into a NOT NULL
- * column, which aborts the whole batch; the caller then reloads and retries.
+ * The statements that apply a plan's person and group writes, for one `db.batch` (one transaction)
+ * with the event sink's statements. A person row that changed since it was read makes the version
+ * check set NULL into a NOT NULL column, which aborts the whole batch; the caller then reloads and retries.
  */
-export function ingestStatements(
-  projectId: number,
-  plan: IngestPlan,
-  events: CapturedEvent[],
-  /** Statements that must commit with the ingest (or not at all), appended to the batch. */
-  extra: BatchItem[] = [],
-): BatchItem[] {
+export function ingestStatements(projectId: number, plan: IngestPlan): BatchItem[] {
   const out: BatchItem[] = [];
   /** One statement per JSON chunk of the rows (`rows` in the SQL: the chunk, read with json_each). */
   const each = (statement: (rows: string) => SQL, rows: unknown[]) => {
@@ -72,7 +69,7 @@ export function ingestStatements(
         p: p.properties,
         i: p.isIdentified ? 1 : 0,
         c: p.createdAt,
-        v: Math.max(p.version, (p.loadedVersion ?? 0) + 1),
+        v: writtenVersion(p),
       })),
     );
   }
@@ -92,7 +89,6 @@ export function ingestStatements(
       plan.groups.map((g) => ({ i: g.groupTypeIndex, k: g.groupKey, p: g.properties, c: g.createdAt })),
     );
   }
-  out.push(...eventStatements(projectId, events), ...extra);
   return out;
 }
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call, createProject } from "../../helpers";
+import { call } from "../../helpers";
+import { clickhouseProject } from "./project";
 import { seedClickHouse } from "../seed";
 import { clickhouse } from "./client";
 
 describe("smoke", () => {
   it("runs an endpoint on ClickHouse", async () => {
-    const project = (await createProject("ch")).id;
+    const project = (await clickhouseProject()).id;
     await seedClickHouse(clickhouse(), project, {
       events: [
         { event: "a", distinctId: "x", timestamp: "2026-01-01T00:00:00.000Z" },

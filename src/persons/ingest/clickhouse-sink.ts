@@ -1,0 +1,108 @@
+import { sql } from "drizzle-orm";
+import type { CapturedEvent } from "./event";
+import type { IngestPlan } from "./process";
+import type { EventSink } from "./sink";
+import type { PersonDraft } from "./state";
+import type { Db } from "../../db/client";
+import type { Env } from "../../env";
+import { enqueueRows } from "../../analytics/clickhouse/queue";
+import {
+  type ClickHouseRows,
+  type DistinctIdRow,
+  mirrorVersion,
+  type PersonRow,
+} from "../../analytics/clickhouse/rows";
+import { chunkJson } from "../../lib/d1";
+import { ApiError } from "../../lib/errors";
+import { finalPerson, writtenVersion } from "./write";
+
+/**
+ * Events in ClickHouse: nothing of them is written to D1. Once the ingest's batch committed, the
+ * events (each with the person its distinct id maps to after the plan) and the mirror of what the
+ * batch changed among persons go to the events queue, which the consumer inserts into ClickHouse.
+ * A merge is mirrored as the merged-away person's deletion, its distinct ids moving to the target,
+ * and overrides that make its past events read as the target: stored events are never rewritten.
+ */
+export const clickhouseEventSink = (env: Env): EventSink => ({
+  prepare: (_db: Db, projectId: number, plan: IngestPlan, events: CapturedEvent[]) => ({
+    // The merged-away persons' distinct ids, read in the batch before the merge moves them: every id
+    // (not only those the events mention) needs an override, and only the batch sees them race-free.
+    first: chunkJson(plan.merges.map((m) => m.source.uuid)).map(
+      (chunk) => sql`SELECT d.distinct_id, p.uuid FROM json_each(${chunk}) j
+        CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value
+        CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.person_id = p.id`,
+    ),
+    last: [],
+    async committed(firstResults) {
+      const merged = firstResults.flatMap((r) => r.results as { distinct_id: string; uuid: string }[]);
+      const rows = mirrorRows(projectId, plan, events, merged);
+      try {
+        await enqueueRows(env, rows);
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        console.error(`project ${projectId}: queueing ${events.length} event(s) for ClickHouse failed`, err);
+        // The persons are committed; the SDK's retry re-plans them to the same state and queues the
+        // events again (ClickHouse keeps one row per uuid), so nothing is lost (docs/compatibility.md).
+        throw new ApiError(
+          503,
+          "server_error",
+          "queue_unavailable",
+          "The events could not be queued; retry the request.",
+        );
+      }
+    },
+  }),
+});
+
+/** The rows for ClickHouse of one committed ingest: its events and the persons mirror of its writes. */
+function mirrorRows(
+  projectId: number,
+  plan: IngestPlan,
+  events: CapturedEvent[],
+  merged: { distinct_id: string; uuid: string }[],
+): ClickHouseRows {
+  const createdAt = new Date().toISOString();
+  const person = (p: PersonDraft, version: number, deleted: boolean): PersonRow => ({
+    id: p.uuid,
+    team_id: projectId,
+    created_at: p.createdAt,
+    properties: JSON.stringify(p.properties),
+    is_identified: p.isIdentified ? 1 : 0,
+    is_deleted: deleted ? 1 : 0,
+    version,
+  });
+  const distinctId = (distinct_id: string, target: PersonDraft): DistinctIdRow => ({
+    team_id: projectId,
+    distinct_id,
+    person_id: target.uuid,
+    is_deleted: 0,
+    version: mirrorVersion(),
+  });
+  const targetOf = new Map(plan.merges.map((m) => [m.source.uuid, finalPerson(m.target)]));
+  const moved = merged.map((row) => distinctId(row.distinct_id, targetOf.get(row.uuid)!));
+  return {
+    events: events.map((e) => {
+      const owner = plan.persons.get(e.distinctId);
+      return {
+        uuid: e.uuid,
+        team_id: projectId,
+        event: e.event,
+        distinct_id: e.distinctId,
+        properties: JSON.stringify(e.properties),
+        timestamp: e.timestamp,
+        created_at: createdAt,
+        person_id: owner ? finalPerson(owner).uuid : null,
+      };
+    }),
+    // The versions D1 gave the rows (created persons start at 0), so the mirror's latest is D1's. A
+    // merged-away person's deletion takes the version its row would have had next, above every
+    // version mirrored for it before (those were at most the one this ingest read).
+    person: [
+      ...plan.created.map((p) => person(p, 0, false)),
+      ...plan.updated.map((p) => person(p, writtenVersion(p), false)),
+      ...plan.merges.map((m) => person(m.source, writtenVersion(m.source), true)),
+    ],
+    person_distinct_id2: [...plan.links.map((l) => distinctId(l.distinctId, l.person)), ...moved],
+    person_distinct_id_overrides: moved,
+  };
+}

@@ -1,0 +1,41 @@
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { BASE } from "../../helpers";
+import { clickhouse } from "./client";
+
+/** Posts an SDK capture body to the worker (its real fetch handler) and expects it accepted. */
+export async function capture(path: string, body: unknown) {
+  const res = await exports.default.fetch(
+    new Request(`${BASE}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+/** Rows of a query on the worker tests' ClickHouse database. */
+export async function rows<T>(query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  const result = await clickhouse().query({ query, query_params: params, format: "JSONEachRow" });
+  return result.json<T>();
+}
+
+/**
+ * Polls a query until `done` holds for its rows (the queue delivers in the background, in the same
+ * worker): resolves with those rows, or fails with the last ones after `timeoutMs`.
+ */
+export async function until<T>(
+  query: string,
+  params: Record<string, unknown>,
+  done: (rows: T[]) => boolean,
+  timeoutMs = 20_000,
+): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await rows<T>(query, params);
+    if (done(found)) return found;
+    if (Date.now() > deadline) throw new Error(`still waiting for ${query}: ${JSON.stringify(found)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
