@@ -32,14 +32,15 @@ export async function timelineEventsOnClickHouse(
 ): Promise<TimelineEvent[]> {
   const result = await client.query({
     query:
-      `SELECT timestamp, properties, timestamp >= ${TIME("from")} AS in_range FROM events` +
+      `SELECT timestamp, properties, timestamp >= ${TIME("from")} AS in_range FROM events FINAL` +
       ` WHERE team_id = {team_id:Int64} AND timestamp <= ${TIME("to")} AND ${OF_PERSONS}` +
       ` AND (timestamp >= ${TIME("from")} OR JSONHas(properties, '$set') OR JSONHas(properties, '$set_once')` +
       " OR JSONHas(properties, '$unset'))" +
       " ORDER BY timestamp, created_at, uuid LIMIT {limit:UInt32}",
     query_params: { team_id: q.projectId, persons: [q.person.uuid], from: q.from, to: q.to, limit: q.limit },
     format: "JSONCompact",
-    clickhouse_settings: { date_time_output_format: "iso" },
+    // FINAL: an event stored twice (separate inserts) is replayed once, as HogQL reads it (hogql/clickhouse/catalog.ts).
+    clickhouse_settings: { date_time_output_format: "iso", do_not_merge_across_partitions_select_final: 1 },
   });
   const { meta = [], data } = await result.json<[string, string, number]>();
   const timestampType = meta[0]?.type ?? "DateTime64(6, 'UTC')";

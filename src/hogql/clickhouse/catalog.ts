@@ -59,6 +59,14 @@ const OVERRIDES =
   ` FROM person_distinct_id_overrides AS o WHERE o.team_id = ${TEAM_PARAM}` +
   " GROUP BY o.distinct_id HAVING argMax(o.is_deleted, o.version) = 0";
 
+/**
+ * Events read with FINAL: a copy of an event that reached the table in another insert (an SDK retry
+ * that landed in another queue batch) shares its sorting key, uuid included, and ReplacingMergeTree
+ * keeps one of them only when parts merge; FINAL applies that now, so a duplicate never counts twice.
+ * Copies share a timestamp, hence a partition: HOGQL_SETTINGS lets FINAL work partition by partition.
+ */
+const EVENTS = "events AS e FINAL";
+
 const eventColumns = (personId: string) =>
   `e.uuid AS uuid, e.event AS event, e.properties AS properties, toTimeZone(e.timestamp, ${TIMEZONE_PARAM}) AS timestamp,` +
   ` e.distinct_id AS distinct_id, ${personId} AS person_id, toTimeZone(e.created_at, ${TIMEZONE_PARAM}) AS created_at`;
@@ -71,10 +79,9 @@ const eventColumns = (personId: string) =>
  */
 export function catalogSource(table: CatalogTable, reads: PersonReads): string {
   if (table === "persons") return `(${PERSONS})`;
-  if (reads === "none")
-    return `(SELECT ${eventColumns("e.person_id")} FROM events AS e WHERE e.team_id = ${TEAM_PARAM})`;
+  if (reads === "none") return `(SELECT ${eventColumns("e.person_id")} FROM ${EVENTS} WHERE e.team_id = ${TEAM_PARAM})`;
   const withPersonId =
-    `SELECT ${eventColumns("if(o.merged = 1, o.person_id, e.person_id)")} FROM events AS e` +
+    `SELECT ${eventColumns("if(o.merged = 1, o.person_id, e.person_id)")} FROM ${EVENTS}` +
     ` LEFT JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id WHERE e.team_id = ${TEAM_PARAM}`;
   if (reads === "id") return `(${withPersonId})`;
   return (

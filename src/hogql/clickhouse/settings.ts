@@ -21,4 +21,6 @@ export const HOGQL_SETTINGS = {
   max_memory_usage: "4000000000",
   /** A LEFT JOIN's missing side is NULL, as in SQL and HogQL (ClickHouse's default fills in zeros and ''). */
   join_use_nulls: 1,
+  /** Event copies share a timestamp, so a partition: FINAL (catalog.ts) need not merge across partitions. */
+  do_not_merge_across_partitions_select_final: 1,
 } as const;
