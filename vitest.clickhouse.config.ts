@@ -21,7 +21,7 @@ export default defineConfig(async () => {
           test: {
             name: "clickhouse",
             include: ["test/clickhouse/**/*.test.ts"],
-            exclude: ["test/clickhouse/worker/**"],
+            exclude: ["test/clickhouse/worker/**", "test/clickhouse/interop/**"],
             environment: "node",
             globalSetup,
           },
@@ -63,6 +63,17 @@ export default defineConfig(async () => {
             ],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/clickhouse/worker/setup.ts"],
             globalSetup,
+          },
+        },
+        {
+          // posthog-node against a real `wrangler dev` configured as a ClickHouse deployment (events queue included).
+          test: {
+            name: "clickhouse-interop",
+            include: ["test/clickhouse/interop/**/*.test.ts"],
+            environment: "node",
+            globalSetup: [...globalSetup, "./test/clickhouse/interop/global-setup.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 180_000,
           },
         },
       ],
