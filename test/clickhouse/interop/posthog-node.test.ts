@@ -34,7 +34,7 @@ describe("posthog-node into ClickHouse", () => {
     client.on("error", (err) => errors.push(err));
     client.capture({ distinctId: "anon-ch-1", event: "page viewed" });
     client.capture({ distinctId: "anon-ch-1", event: "signup started" });
-    client.capture({ distinctId: "other-ch", event: "page viewed" });
+    client.capture({ distinctId: "user-ch-1", event: "page viewed" });
     await client.flush();
     const sent = Date.now();
     for (const [name, query] of [
@@ -52,10 +52,14 @@ describe("posthog-node into ClickHouse", () => {
     ]);
     console.log(`posthog-node → queue → ClickHouse → HogQL: counted after ${Date.now() - sent} ms`);
 
-    // Before the merge, the anonymous id's events belong to the anonymous person.
+    // Before the merge, each id has a person of its own (the user id's first event made one).
     const before = await runUntil("people", (rows) => rows.length >= 3);
-    const anonPerson = before.find((r) => r[0] === "anon-ch-1")![1];
+    const personOf = (rows: unknown[][], id: string) => [...new Set(rows.filter((r) => r[0] === id).map((r) => r[1]))];
+    const [anonPerson] = personOf(before, "anon-ch-1");
+    const [userPerson] = personOf(before, "user-ch-1");
     expect(anonPerson).toBeTruthy();
+    expect(userPerson).toBeTruthy();
+    expect(anonPerson).not.toBe(userPerson);
 
     client.identify({
       distinctId: "user-ch-1",
@@ -70,11 +74,10 @@ describe("posthog-node into ClickHouse", () => {
     expect(identified.distinct_ids.sort()).toEqual(["anon-ch-1", "user-ch-1"]);
 
     const after = await runUntil("people", (rows) => rows.length >= 5);
-    const ofId = (id: string) => [...new Set(after.filter((r) => r[0] === id).map((r) => r[1]))];
-    // Every event of both ids reads as the identified person, the two stored before the merge included.
-    expect(ofId("anon-ch-1")).toEqual([identified.uuid]);
-    expect(ofId("user-ch-1")).toEqual([identified.uuid]);
-    expect(ofId("other-ch")).not.toEqual([identified.uuid]);
+    // Every event of both ids reads as the surviving person, those stored before the merge included: the
+    // merged-away person's stored events are never rewritten, its distinct id's override says who they are.
+    expect(personOf(after, "anon-ch-1")).toEqual([identified.uuid]);
+    expect(personOf(after, "user-ch-1")).toEqual([identified.uuid]);
     expect(after.filter((r) => r[0] === "anon-ch-1")).toHaveLength(2);
   });
 });
