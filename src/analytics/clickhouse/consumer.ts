@@ -1,6 +1,7 @@
 import { type ClickHouseClient, ClickHouseError } from "@clickhouse/client-web";
 import type { Env } from "../../env";
 import { clickhouseConnection } from "../../lib/config";
+import { sha256Hex } from "../../lib/crypto";
 import { clickhouseClient } from "./client";
 import type { ClickHouseRows } from "./rows";
 
@@ -114,10 +115,7 @@ async function insertMessages(client: ClickHouseClient, messages: readonly Messa
   return counts;
 }
 
-async function dedupToken(table: string, ids: string[]): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${table}\n${ids.join("\n")}`));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+const dedupToken = (table: string, ids: string[]) => sha256Hex(`${table}\n${ids.join("\n")}`);
 
 const describe = (counts: Record<string, number>) =>
   Object.entries(counts)
