@@ -2,16 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../../helpers";
 import { clickhouseProject } from "./project";
-import { capture, until } from "./queue-helpers";
-
-const personUuid = async (projectId: number, distinctId: string) =>
-  (
-    await env.DB.prepare(
-      "SELECT p.uuid FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id WHERE d.project_id = ? AND d.distinct_id = ?",
-    )
-      .bind(projectId, distinctId)
-      .first<{ uuid: string }>()
-  )?.uuid;
+import { capture, personUuid, until } from "./queue-helpers";
 
 describe("capture on ClickHouse", () => {
   it("queues events from every SDK path into ClickHouse with their person, and none into D1", async () => {

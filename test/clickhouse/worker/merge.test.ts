@@ -1,17 +1,7 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../../helpers";
 import { clickhouseProject } from "./project";
-import { capture, rows, until } from "./queue-helpers";
-
-const personUuid = async (distinctId: string, projectId: number) =>
-  (
-    await env.DB.prepare(
-      "SELECT p.uuid FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id WHERE d.project_id = ? AND d.distinct_id = ?",
-    )
-      .bind(projectId, distinctId)
-      .first<{ uuid: string }>()
-  )?.uuid;
+import { capture, personUuid, rows, until } from "./queue-helpers";
 
 /** A HogQL endpoint run's rows on the project (saved, then run through the API as a user would). */
 async function hogql(projectId: number, query: string) {
@@ -43,8 +33,8 @@ describe("merges on ClickHouse", () => {
         { event: "login", distinct_id: "user", properties: {} },
       ],
     });
-    const anon = (await personUuid("anon", project.id))!;
-    const user = (await personUuid("user", project.id))!;
+    const anon = (await personUuid(project.id, "anon"))!;
+    const user = (await personUuid(project.id, "user"))!;
     expect(anon).not.toBe(user);
     await until("SELECT uuid FROM events WHERE team_id = {team:Int64}", { team: project.id }, (r) => r.length === 2);
 
@@ -54,7 +44,7 @@ describe("merges on ClickHouse", () => {
       distinct_id: "user",
       properties: { $anon_distinct_id: "anon" },
     });
-    expect(await personUuid("anon", project.id)).toBe(user);
+    expect(await personUuid(project.id, "anon")).toBe(user);
     expect(await overridesOf(project.id, 1)).toEqual([{ distinct_id: "anon", person_id: user }]);
     await until("SELECT uuid FROM events WHERE team_id = {team:Int64}", { team: project.id }, (r) => r.length === 3);
     // The stored row keeps the person it was ingested with (nothing is rewritten); HogQL reads it as the identified one.
@@ -81,8 +71,8 @@ describe("merges on ClickHouse", () => {
         { event: "login", distinct_id: "user", properties: {} },
       ],
     });
-    const anon = (await personUuid("anon", project.id))!;
-    const user = (await personUuid("user", project.id))!;
+    const anon = (await personUuid(project.id, "anon"))!;
+    const user = (await personUuid(project.id, "user"))!;
     await until("SELECT uuid FROM events WHERE team_id = {team:Int64}", { team: project.id }, (r) => r.length === 4);
 
     // An identified person merges only dangerously.
@@ -90,7 +80,7 @@ describe("merges on ClickHouse", () => {
       api_key: token,
       batch: [{ event: "$merge_dangerously", distinct_id: "user", properties: { alias: "anon" } }],
     });
-    expect(await personUuid("anon-2", project.id)).toBe(user);
+    expect(await personUuid(project.id, "anon-2")).toBe(user);
     expect(await overridesOf(project.id, 2)).toEqual([
       { distinct_id: "anon", person_id: user },
       { distinct_id: "anon-2", person_id: user },

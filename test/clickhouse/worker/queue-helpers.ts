@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { BASE } from "../../helpers";
 import { clickhouse } from "./client";
@@ -39,3 +39,13 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** The uuid of the person a distinct id belongs to in D1 (undefined without one). */
+export const personUuid = async (projectId: number, distinctId: string) =>
+  (
+    await env.DB.prepare(
+      "SELECT p.uuid FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id WHERE d.project_id = ? AND d.distinct_id = ?",
+    )
+      .bind(projectId, distinctId)
+      .first<{ uuid: string }>()
+  )?.uuid;
