@@ -130,11 +130,8 @@ function bindVariables(version: VersionRow, plan: CompiledQuery, requested: Reco
   };
   const values = Object.fromEntries(plan.variables.map((code) => [code, valueOf(code)]));
   const table = plan.materialization;
-  // The stored table holds values as the engines answer them: booleans as 1/0.
-  const stored = (code: string) => {
-    const value = valueOf(code);
-    return (typeof value === "boolean" ? Number(value) : value) as Cell;
-  };
+  // The stored table holds values as the engines answer them: booleans as 1/0. (Its variables are the query's.)
+  const stored = (code: string) => (typeof values[code] === "boolean" ? Number(values[code]) : values[code]) as Cell;
   return { values, materialized: version.isMaterialized && "sql" in table ? table.variables.map(stored) : null };
 }
 

@@ -1,25 +1,22 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import type { PersonKey, TimelineEvent, TimelineEventsQuery } from "../person-events";
+import { OVERRIDES } from "../../hogql/clickhouse/catalog";
+import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
 import { cellOf } from "./hogql";
+import { timeParam } from "./sql";
 
 /**
  * A person's events on ClickHouse. Event rows keep the person their distinct id had at ingestion;
  * a distinct id that later moved (merge, split, reset) has an override row, so an event belongs to
  * its override's person when there is one, else to its stored person — as HogQL reads it
- * (src/hogql/clickhouse/catalog.ts). The overrides are read at their latest version, without
- * dropped ones. Written as IN subqueries rather than a join, since a DELETE's WHERE cannot join.
+ * (src/hogql/clickhouse/catalog.ts, whose OVERRIDES this reads). Written as IN subqueries rather
+ * than a join, since a DELETE's WHERE cannot join.
  */
-const OVERRIDES =
-  "SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id_overrides" +
-  " WHERE team_id = {team_id:Int64} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0";
 
 /** Events (of `team_id`) whose person is one of `{persons:Array(UUID)}`. */
 const OF_PERSONS =
   `(distinct_id IN (SELECT distinct_id FROM (${OVERRIDES}) WHERE person_id IN {persons:Array(UUID)})` +
   ` OR (person_id IN {persons:Array(UUID)} AND distinct_id NOT IN (SELECT distinct_id FROM (${OVERRIDES}))))`;
-
-/** Values bound as typed parameters, never spliced; ISO times parsed as UTC. */
-const TIME = (name: string) => `parseDateTime64BestEffort({${name}:String}, 6, 'UTC')`;
 
 /**
  * The events a properties timeline replays, as D1 answers them: oldest first; events of one
@@ -32,9 +29,9 @@ export async function timelineEventsOnClickHouse(
 ): Promise<TimelineEvent[]> {
   const result = await client.query({
     query:
-      `SELECT timestamp, properties, timestamp >= ${TIME("from")} AS in_range FROM events FINAL` +
-      ` WHERE team_id = {team_id:Int64} AND timestamp <= ${TIME("to")} AND ${OF_PERSONS}` +
-      ` AND (timestamp >= ${TIME("from")} OR JSONHas(properties, '$set') OR JSONHas(properties, '$set_once')` +
+      `SELECT timestamp, properties, timestamp >= ${timeParam("from")} AS in_range FROM events FINAL` +
+      ` WHERE team_id = ${TEAM_PARAM} AND timestamp <= ${timeParam("to")} AND ${OF_PERSONS}` +
+      ` AND (timestamp >= ${timeParam("from")} OR JSONHas(properties, '$set') OR JSONHas(properties, '$set_once')` +
       " OR JSONHas(properties, '$unset'))" +
       " ORDER BY timestamp, created_at, uuid LIMIT {limit:UInt32}",
     query_params: { team_id: q.projectId, persons: [q.person.uuid], from: q.from, to: q.to, limit: q.limit },
@@ -63,7 +60,7 @@ export async function deletePersonEventsOnClickHouse(
 ): Promise<void> {
   if (!persons.length) return;
   await client.command({
-    query: `DELETE FROM events WHERE team_id = {team_id:Int64} AND created_at < ${TIME("before")} AND ${OF_PERSONS}`,
+    query: `DELETE FROM events WHERE team_id = ${TEAM_PARAM} AND created_at < ${timeParam("before")} AND ${OF_PERSONS}`,
     query_params: { team_id: projectId, persons: persons.map((p) => p.uuid), before },
   });
 }

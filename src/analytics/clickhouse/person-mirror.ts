@@ -1,5 +1,5 @@
-import type { DeletedPerson, PersonKey, PersonSplit, PersonVersion } from "../person-events";
-import { type ClickHouseRows, type PersonRow, mirrorVersion } from "./rows";
+import type { DeletedPerson, PersonKey, PersonSplit } from "../person-events";
+import { type ClickHouseRows, distinctIdRow, mirrorVersion, personRow } from "./rows";
 
 /**
  * The mirror rows (rows.ts) of person changes made outside ingestion: deletion, split and
@@ -9,16 +9,6 @@ import { type ClickHouseRows, type PersonRow, mirrorVersion } from "./rows";
  * which have no D1 version, carry mirrorVersion().
  */
 
-const personRow = (teamId: number, p: PersonVersion): PersonRow => ({
-  id: p.uuid,
-  team_id: teamId,
-  created_at: p.createdAt,
-  properties: JSON.stringify(p.properties),
-  is_identified: p.isIdentified ? 1 : 0,
-  is_deleted: 0,
-  version: p.version,
-});
-
 /**
  * Deleted persons: a deleted version of each (its properties not kept: nothing of a deleted person
  * should stay readable), its distinct ids deleted, and their overrides dropped. Without the override
@@ -27,25 +17,9 @@ const personRow = (teamId: number, p: PersonVersion): PersonRow => ({
  */
 export function deletionRows(teamId: number, persons: DeletedPerson[]): ClickHouseRows {
   const version = mirrorVersion();
-  const ids = persons.flatMap((p) =>
-    p.distinctIds.map((distinct_id) => ({
-      team_id: teamId,
-      distinct_id,
-      person_id: p.uuid,
-      is_deleted: 1 as const,
-      version,
-    })),
-  );
+  const ids = persons.flatMap((p) => p.distinctIds.map((d) => distinctIdRow(teamId, d, p.uuid, version, true)));
   return {
-    person: persons.map((p) => ({
-      id: p.uuid,
-      team_id: teamId,
-      created_at: p.createdAt,
-      properties: "{}",
-      is_identified: 0,
-      is_deleted: 1,
-      version: p.version + 1,
-    })),
+    person: persons.map((p) => personRow(teamId, { ...p, properties: {}, isIdentified: false }, p.version + 1, true)),
     person_distinct_id2: ids,
     person_distinct_id_overrides: ids,
   };
@@ -57,15 +31,9 @@ export function deletionRows(teamId: number, persons: DeletedPerson[]): ClickHou
  */
 export function splitRows(teamId: number, split: PersonSplit): ClickHouseRows {
   const version = mirrorVersion();
-  const moved = split.moved.map((m) => ({
-    team_id: teamId,
-    distinct_id: m.distinctId,
-    person_id: m.person.uuid,
-    is_deleted: 0 as const,
-    version,
-  }));
+  const moved = split.moved.map((m) => distinctIdRow(teamId, m.distinctId, m.person.uuid, version));
   return {
-    person: [split.person, ...split.moved.map((m) => m.person)].map((p) => personRow(teamId, p)),
+    person: [split.person, ...split.moved.map((m) => m.person)].map((p) => personRow(teamId, p, p.version)),
     person_distinct_id2: moved,
     person_distinct_id_overrides: moved,
   };
@@ -79,8 +47,6 @@ export function splitRows(teamId: number, split: PersonSplit): ClickHouseRows {
 export function resetRows(teamId: number, distinctId: string, current: PersonKey | null): ClickHouseRows {
   if (!current) return {};
   return {
-    person_distinct_id_overrides: [
-      { team_id: teamId, distinct_id: distinctId, person_id: current.uuid, is_deleted: 0, version: mirrorVersion() },
-    ],
+    person_distinct_id_overrides: [distinctIdRow(teamId, distinctId, current.uuid, mirrorVersion())],
   };
 }

@@ -52,6 +52,38 @@ export interface ClickHouseRows {
   person_distinct_id_overrides?: OverrideRow[];
 }
 
+/** A person as the mirror needs it (D1's row, or an ingest's draft of it). */
+export interface MirroredPerson {
+  uuid: string;
+  createdAt: string;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+}
+
+/** A person's mirror row at `version`; a deleted one keeps nothing readable (its properties emptied). */
+export function personRow(teamId: number, p: MirroredPerson, version: number, deleted = false): PersonRow {
+  return {
+    id: p.uuid,
+    team_id: teamId,
+    created_at: p.createdAt,
+    properties: deleted ? "{}" : JSON.stringify(p.properties),
+    is_identified: !deleted && p.isIdentified ? 1 : 0,
+    is_deleted: deleted ? 1 : 0,
+    version,
+  };
+}
+
+/** A distinct id's row in person_distinct_id2 or person_distinct_id_overrides (the same columns). */
+export function distinctIdRow(
+  teamId: number,
+  distinctId: string,
+  personUuid: string,
+  version: number,
+  deleted = false,
+): DistinctIdRow {
+  return { team_id: teamId, distinct_id: distinctId, person_id: personUuid, is_deleted: deleted ? 1 : 0, version };
+}
+
 let lastVersion = 0;
 
 /**

@@ -7,8 +7,10 @@ import type { AnalyticsStore } from "../store";
 import { runHogQLOnClickHouse } from "./hogql";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
+import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
 import { classifyClickHouseQueryError } from "./query-errors";
 import type { ClickHouseRows } from "./rows";
+import { queryRows, timeParam } from "./sql";
 
 /** The persons analysis views run on ClickHouse with the next issue (docs/compatibility.md); until then they say so. */
 const analysisNotYet = () =>
@@ -34,13 +36,11 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   ) {}
 
   async earliestEvent(projectId: number): Promise<number | null> {
-    const result = await this.client.query({
-      query: "SELECT toUnixTimestamp64Milli(minOrNull(timestamp)) AS t FROM events WHERE team_id = {team_id:Int64}",
-      query_params: { team_id: projectId },
-      format: "JSONEachRow",
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    });
-    const [row] = await result.json<{ t: number | null }>();
+    const [row] = await queryRows<{ t: number | null }>(
+      this.client,
+      `SELECT toUnixTimestamp64Milli(minOrNull(timestamp)) AS t FROM events WHERE team_id = ${TEAM_PARAM}`,
+      { team_id: projectId },
+    );
     return row?.t ?? null;
   }
 
@@ -78,14 +78,12 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
    */
   async deleteEventsBefore(projectId: number, before: string): Promise<number> {
     const params = { team_id: projectId, before };
-    const where = "team_id = {team_id:Int64} AND timestamp < parseDateTime64BestEffort({before:String}, 6, 'UTC')";
-    const counted = await this.client.query({
-      query: `SELECT count() AS n FROM events WHERE ${where}`,
-      query_params: params,
-      format: "JSONEachRow",
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    });
-    const [{ n }] = await counted.json<{ n: number }>();
+    const where = `team_id = ${TEAM_PARAM} AND timestamp < ${timeParam("before")}`;
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.client,
+      `SELECT count() AS n FROM events WHERE ${where}`,
+      params,
+    );
     if (n > 0) await this.client.command({ query: `DELETE FROM events WHERE ${where}`, query_params: params });
     return n;
   }

@@ -53,8 +53,12 @@ const PERSONS =
   " argMax(p.properties, p.version) AS properties, argMax(p.is_identified, p.version) AS is_identified" +
   ` FROM person AS p WHERE p.team_id = ${TEAM_PARAM} GROUP BY p.id HAVING argMax(p.is_deleted, p.version) = 0`;
 
-/** The distinct ids whose events belong to another person since a merge, at their latest version. */
-const OVERRIDES =
+/**
+ * The distinct ids whose events belong to another person since a merge, split or reset, at their
+ * latest version, dropped ones left out: the one definition of an event's person on ClickHouse,
+ * which the persons operations (analytics/clickhouse/person-events.ts) read too.
+ */
+export const OVERRIDES =
   "SELECT o.distinct_id AS distinct_id, argMax(o.person_id, o.version) AS person_id, 1 AS merged" +
   ` FROM person_distinct_id_overrides AS o WHERE o.team_id = ${TEAM_PARAM}` +
   " GROUP BY o.distinct_id HAVING argMax(o.is_deleted, o.version) = 0";

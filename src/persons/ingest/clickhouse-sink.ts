@@ -6,12 +6,7 @@ import type { PersonDraft } from "./state";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
 import { enqueueRows } from "../../analytics/clickhouse/queue";
-import {
-  type ClickHouseRows,
-  type DistinctIdRow,
-  mirrorVersion,
-  type PersonRow,
-} from "../../analytics/clickhouse/rows";
+import { type ClickHouseRows, distinctIdRow, mirrorVersion, personRow } from "../../analytics/clickhouse/rows";
 import { chunkJson } from "../../lib/d1";
 import { ApiError } from "../../lib/errors";
 import { finalPerson, writtenVersion } from "./write";
@@ -62,22 +57,7 @@ function mirrorRows(
   merged: { distinct_id: string; uuid: string }[],
 ): ClickHouseRows {
   const createdAt = new Date().toISOString();
-  const person = (p: PersonDraft, version: number, deleted: boolean): PersonRow => ({
-    id: p.uuid,
-    team_id: projectId,
-    created_at: p.createdAt,
-    properties: JSON.stringify(p.properties),
-    is_identified: p.isIdentified ? 1 : 0,
-    is_deleted: deleted ? 1 : 0,
-    version,
-  });
-  const distinctId = (distinct_id: string, target: PersonDraft): DistinctIdRow => ({
-    team_id: projectId,
-    distinct_id,
-    person_id: target.uuid,
-    is_deleted: 0,
-    version: mirrorVersion(),
-  });
+  const distinctId = (id: string, target: PersonDraft) => distinctIdRow(projectId, id, target.uuid, mirrorVersion());
   const targetOf = new Map(plan.merges.map((m) => [m.source.uuid, finalPerson(m.target)]));
   const moved = merged.map((row) => distinctId(row.distinct_id, targetOf.get(row.uuid)!));
   return {
@@ -98,9 +78,9 @@ function mirrorRows(
     // merged-away person's deletion takes the version its row would have had next, above every
     // version mirrored for it before (those were at most the one this ingest read).
     person: [
-      ...plan.created.map((p) => person(p, 0, false)),
-      ...plan.updated.map((p) => person(p, writtenVersion(p), false)),
-      ...plan.merges.map((m) => person(m.source, writtenVersion(m.source), true)),
+      ...plan.created.map((p) => personRow(projectId, p, 0)),
+      ...plan.updated.map((p) => personRow(projectId, p, writtenVersion(p))),
+      ...plan.merges.map((m) => personRow(projectId, m.source, writtenVersion(m.source), true)),
     ],
     person_distinct_id2: [...plan.links.map((l) => distinctId(l.distinctId, l.person)), ...moved],
     person_distinct_id_overrides: moved,

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call } from "../../helpers";
-import { clickhouseProject } from "./project";
+import { call, createProject } from "../../helpers";
+
 import { capture, personUuid, until } from "./queue-helpers";
 
 describe("capture on ClickHouse", () => {
   it("queues events from every SDK path into ClickHouse with their person, and none into D1", async () => {
-    const project = await clickhouseProject();
+    const project = await createProject();
     const token = project.api_token;
     await capture("/batch/", {
       api_key: token,
@@ -65,7 +65,7 @@ describe("capture on ClickHouse", () => {
   });
 
   it("mirrors a person update through the API at D1's version", async () => {
-    const project = await clickhouseProject();
+    const project = await createProject();
     await capture("/e/", { token: project.api_token, event: "e", distinct_id: "p1", properties: { $set: { a: 1 } } });
     const uuid = (await personUuid(project.id, "p1"))!;
     const { id } = (await env.DB.prepare("SELECT id FROM persons WHERE uuid = ?").bind(uuid).first<{ id: number }>())!;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { consumeRows, retryDelaySeconds } from "../../../src/analytics/clickhouse/consumer";
 import type { ClickHouseRows, EventRow } from "../../../src/analytics/clickhouse/rows";
 import type { Env } from "../../../src/env";
-import { clickhouseProject } from "./project";
+import { createProject } from "../../helpers";
 import { capture, rows, until } from "./queue-helpers";
 
 const event = (team: number, fields: Partial<EventRow> = {}): EventRow => ({
@@ -75,7 +75,7 @@ describe("events queue consumer", () => {
   });
 
   it("keeps one row per uuid however often an event is captured", async () => {
-    const project = await clickhouseProject();
+    const project = await createProject();
     const e = { event: "twice", distinct_id: "d", uuid: crypto.randomUUID(), properties: {} };
     // Twice in one request, then the whole request again (an SDK retry): separate messages and inserts.
     await capture("/batch/", { api_key: project.api_token, batch: [e, e] });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../../helpers";
-import { clickhouseProject } from "./project";
+import { call, createProject } from "../../helpers";
+
 import { capture, personUuid, rows, until } from "./queue-helpers";
 
 /** A HogQL endpoint run's rows on the project (saved, then run through the API as a user would). */
@@ -24,7 +24,7 @@ const overridesOf = (projectId: number, count: number) =>
 
 describe("merges on ClickHouse", () => {
   it("reads the earlier events of the anonymous id as the identified person after $identify", async () => {
-    const project = await clickhouseProject();
+    const project = await createProject();
     const token = project.api_token;
     await capture("/batch/", {
       api_key: token,
@@ -59,7 +59,7 @@ describe("merges on ClickHouse", () => {
   });
 
   it("mirrors a merge: the merged-away person deleted, every one of its distinct ids moved and overridden", async () => {
-    const project = await clickhouseProject();
+    const project = await createProject();
     const token = project.api_token;
     // `anon` holds a second distinct id the merge never mentions.
     await capture("/batch/", {

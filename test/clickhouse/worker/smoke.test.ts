@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../../helpers";
-import { clickhouseProject } from "./project";
+import { call, createProject } from "../../helpers";
+
 import { seedClickHouse } from "../seed";
 import { clickhouse } from "./client";
 
 describe("smoke", () => {
   it("runs an endpoint on ClickHouse", async () => {
-    const project = (await clickhouseProject()).id;
+    const project = (await createProject()).id;
     await seedClickHouse(clickhouse(), project, {
       events: [
         { event: "a", distinctId: "x", timestamp: "2026-01-01T00:00:00.000Z" },
