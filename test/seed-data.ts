@@ -4,6 +4,8 @@
  */
 export interface SeedPerson {
   uuid?: string;
+  /** The person's D1 row id, which ClickHouse's mirror carries (`d1_id`); 0 when not given. */
+  id?: number;
   distinctIds: string[];
   properties?: Record<string, unknown>;
   createdAt?: string;

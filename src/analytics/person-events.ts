@@ -13,6 +13,8 @@ export interface PersonKey {
 
 /** A person's row as D1 holds it after a write: what the ClickHouse mirror stores as the person's next version. */
 export interface PersonVersion {
+  /** D1's row id. */
+  id: number;
   uuid: string;
   createdAt: string;
   properties: Record<string, unknown>;

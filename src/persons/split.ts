@@ -47,20 +47,11 @@ export async function splitPerson(
 
   const now = new Date().toISOString();
   const version = person.version + 1;
-  const moved: PersonSplit["moved"] = moving.map((distinctId) => ({
-    distinctId,
-    person: {
-      uuid: crypto.randomUUID(),
-      createdAt: now,
-      properties: {},
-      isIdentified: false,
-      version,
-    },
-  }));
-  const rows = JSON.stringify(moved.map((m) => ({ d: m.distinctId, u: m.person.uuid })));
-  await runBatch(db, [
+  const created = moving.map((distinctId) => ({ distinctId, uuid: crypto.randomUUID() }));
+  const rows = JSON.stringify(created.map((m) => ({ d: m.distinctId, u: m.uuid })));
+  const [inserted] = await runBatch(db, [
     sql`INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
-      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${version} FROM json_each(${rows}) j`,
+      SELECT ${projectId}, j.value ->> '$.u', '{}', 0, ${now}, ${version} FROM json_each(${rows}) j RETURNING id, uuid`,
     sql`WITH j AS MATERIALIZED (SELECT value ->> '$.d' AS d, value ->> '$.u' AS u FROM json_each(${rows}))
       UPDATE person_distinct_ids SET version = version + 1,
         person_id = (SELECT p.id FROM j CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.u WHERE j.d = person_distinct_ids.distinct_id)
@@ -87,6 +78,11 @@ export async function splitPerson(
       ],
     }),
   ]);
+  const idOf = new Map((inserted.results as { id: number; uuid: string }[]).map((r) => [r.uuid, r.id]));
+  const moved: PersonSplit["moved"] = created.map(({ distinctId, uuid }) => ({
+    distinctId,
+    person: { id: idOf.get(uuid)!, uuid, createdAt: now, properties: {}, isIdentified: false, version },
+  }));
   // Then each past event follows its distinct id to the person that id now belongs to, outside the
   // batch (a person may own more events than one statement can rewrite in time).
   await store.personSplit(projectId, { person: { ...person, version }, moved });

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
+import { microsIso } from "../../src/analytics/clickhouse/rows";
 import type { SeedData } from "../seed-data";
 
 // Times as tests write them (ISO 8601, `Z`): ClickHouse's default input format wants `YYYY-MM-DD hh:mm:ss`.
@@ -12,12 +13,14 @@ const INSERT_SETTINGS = { date_time_input_format: "best_effort" } as const;
  */
 export async function seedClickHouse(client: ClickHouseClient, teamId: number, data: SeedData): Promise<string[]> {
   const now = new Date().toISOString();
+  const base = Date.now() * 1000;
   const personOf = new Map<string, string>();
   const persons = (data.persons ?? []).map((p) => {
     const id = p.uuid ?? crypto.randomUUID();
     for (const distinctId of p.distinctIds) personOf.set(distinctId, id);
     return {
       id,
+      d1_id: p.id ?? 0,
       team_id: teamId,
       created_at: p.createdAt ?? now,
       properties: JSON.stringify(p.properties ?? {}),
@@ -31,14 +34,16 @@ export async function seedClickHouse(client: ClickHouseClient, teamId: number, d
     person_id,
     version: 0,
   }));
-  const events = (data.events ?? []).map((e) => ({
+  const events = (data.events ?? []).map((e, index) => ({
     uuid: e.uuid ?? crypto.randomUUID(),
     team_id: teamId,
     event: e.event,
     distinct_id: e.distinctId,
     properties: JSON.stringify(e.properties ?? {}),
     timestamp: e.timestamp,
-    created_at: now,
+    // 1 µs apart in list order, as ingestion stores a request's events (ClickHouse orders
+    // simultaneous events by created_at, as D1 by insertion).
+    created_at: microsIso(base + index),
     person_id: personOf.get(e.distinctId) ?? null,
   }));
   await insert(client, "person", persons);

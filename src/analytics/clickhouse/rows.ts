@@ -18,9 +18,11 @@ export interface EventRow {
   person_id: string | null;
 }
 
-/** One version of a person (`person`): D1's row, its uuid as `id`, its D1 version (+1 for a deletion). */
+/** One version of a person (`person`): D1's row, its uuid as `id`, its D1 row id, its D1 version (+1 for a deletion). */
 export interface PersonRow {
   id: string;
+  /** D1's row id: the persons analysis answers persons by it, in its order. */
+  d1_id: number;
   team_id: number;
   created_at: string;
   properties: string;
@@ -54,6 +56,8 @@ export interface ClickHouseRows {
 
 /** A person as the mirror needs it (D1's row, or an ingest's draft of it). */
 export interface MirroredPerson {
+  /** D1's row id. */
+  id: number;
   uuid: string;
   createdAt: string;
   properties: Record<string, unknown>;
@@ -64,6 +68,7 @@ export interface MirroredPerson {
 export function personRow(teamId: number, p: MirroredPerson, version: number, deleted = false): PersonRow {
   return {
     id: p.uuid,
+    d1_id: p.id,
     team_id: teamId,
     created_at: p.createdAt,
     properties: deleted ? "{}" : JSON.stringify(p.properties),
@@ -94,4 +99,10 @@ let lastVersion = 0;
 export function mirrorVersion(now = Date.now()): number {
   lastVersion = Math.max(lastVersion + 1, now * 1000);
   return lastVersion;
+}
+
+/** Microseconds since the epoch as ISO 8601 UTC text with six fractional digits (DateTime64(6)). */
+export function microsIso(micros: number): string {
+  const iso = new Date(Math.floor(micros / 1000)).toISOString();
+  return `${iso.slice(0, 23)}${String(micros % 1000).padStart(3, "0")}Z`;
 }

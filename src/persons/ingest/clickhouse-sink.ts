@@ -6,7 +6,13 @@ import type { PersonDraft } from "./state";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
 import { enqueueRows } from "../../analytics/clickhouse/queue";
-import { type ClickHouseRows, distinctIdRow, mirrorVersion, personRow } from "../../analytics/clickhouse/rows";
+import {
+  type ClickHouseRows,
+  distinctIdRow,
+  microsIso,
+  mirrorVersion,
+  personRow,
+} from "../../analytics/clickhouse/rows";
 import { chunkJson } from "../../lib/d1";
 import { ApiError } from "../../lib/errors";
 import { finalPerson, writtenVersion } from "./write";
@@ -27,10 +33,17 @@ export const clickhouseEventSink = (env: Env): EventSink => ({
         CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value
         CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.person_id = p.id`,
     ),
-    last: [],
-    async committed(firstResults) {
+    // The ids D1 gave the persons this batch created (the mirror carries each person's D1 id).
+    last: chunkJson(plan.created.map((p) => p.uuid)).map(
+      (chunk) => sql`SELECT p.id, p.uuid FROM json_each(${chunk}) j
+        CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value`,
+    ),
+    async committed(firstResults, lastResults) {
       const merged = firstResults.flatMap((r) => r.results as { distinct_id: string; uuid: string }[]);
-      const rows = mirrorRows(projectId, plan, events, merged);
+      const createdIds = new Map(
+        lastResults.flatMap((r) => r.results as { id: number; uuid: string }[]).map((r) => [r.uuid, r.id]),
+      );
+      const rows = mirrorRows(projectId, plan, events, merged, createdIds);
       try {
         await enqueueRows(env, rows);
       } catch (err) {
@@ -55,13 +68,19 @@ function mirrorRows(
   plan: IngestPlan,
   events: CapturedEvent[],
   merged: { distinct_id: string; uuid: string }[],
+  createdIds: Map<string, number>,
 ): ClickHouseRows {
-  const createdAt = new Date().toISOString();
+  // One microsecond apart in the request's order: ClickHouse orders simultaneous events by
+  // created_at, as D1 orders them by insertion (the persons analysis relies on it).
+  const committedAt = Date.now() * 1000;
+  const createdAt = (index: number) => microsIso(committedAt + index);
+  // A person created and merged away within this request was never stored: 0, as the mirror defaults.
+  const mirrored = (p: PersonDraft) => ({ ...p, id: p.id ?? createdIds.get(p.uuid) ?? 0 });
   const distinctId = (id: string, target: PersonDraft) => distinctIdRow(projectId, id, target.uuid, mirrorVersion());
   const targetOf = new Map(plan.merges.map((m) => [m.source.uuid, finalPerson(m.target)]));
   const moved = merged.map((row) => distinctId(row.distinct_id, targetOf.get(row.uuid)!));
   return {
-    events: events.map((e) => {
+    events: events.map((e, index) => {
       const owner = plan.persons.get(e.distinctId);
       return {
         uuid: e.uuid,
@@ -70,7 +89,7 @@ function mirrorRows(
         distinct_id: e.distinctId,
         properties: JSON.stringify(e.properties),
         timestamp: e.timestamp,
-        created_at: createdAt,
+        created_at: createdAt(index),
         person_id: owner ? finalPerson(owner).uuid : null,
       };
     }),
@@ -78,9 +97,9 @@ function mirrorRows(
     // merged-away person's deletion takes the version its row would have had next, above every
     // version mirrored for it before (those were at most the one this ingest read).
     person: [
-      ...plan.created.map((p) => personRow(projectId, p, 0)),
-      ...plan.updated.map((p) => personRow(projectId, p, writtenVersion(p))),
-      ...plan.merges.map((m) => personRow(projectId, m.source, writtenVersion(m.source), true)),
+      ...plan.created.map((p) => personRow(projectId, mirrored(p), 0)),
+      ...plan.updated.map((p) => personRow(projectId, mirrored(p), writtenVersion(p))),
+      ...plan.merges.map((m) => personRow(projectId, mirrored(m.source), writtenVersion(m.source), true)),
     ],
     person_distinct_id2: [...plan.links.map((l) => distinctId(l.distinctId, l.person)), ...moved],
     person_distinct_id_overrides: moved,

@@ -85,9 +85,10 @@ export async function ingestEvents(
         },
       }) ?? [];
     const stored = sink.prepare(db, projectId, plan, events);
+    const writes = ingestStatements(projectId, plan);
     let results: D1Result[];
     try {
-      results = await runBatch(db, [...stored.first, ...ingestStatements(projectId, plan), ...stored.last, ...extra]);
+      results = await runBatch(db, [...stored.first, ...writes, ...stored.last, ...extra]);
     } catch (err) {
       if (!isConflict(err) || attempt >= MAX_ATTEMPTS) {
         if (isConflict(err))
@@ -102,7 +103,8 @@ export async function ingestEvents(
       await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 10)));
       continue;
     }
-    await stored.committed(results.slice(0, stored.first.length));
+    const lastAt = stored.first.length + writes.length;
+    await stored.committed(results.slice(0, stored.first.length), results.slice(lastAt, lastAt + stored.last.length));
     return { groupTypesAdded: plan.newGroupTypes.length };
   }
 }

@@ -19,8 +19,8 @@ export interface SinkAttempt {
   /** Statements run after the person writes, in the same batch. */
   last: BatchItem[];
   /**
-   * After the batch committed, given the results of `first`. Throwing fails the request although
-   * the persons are written (a retry re-plans them to the same state).
+   * After the batch committed, given the results of `first` and of `last`. Throwing fails the
+   * request although the persons are written (a retry re-plans them to the same state).
    */
-  committed(firstResults: D1Result[]): Promise<void>;
+  committed(firstResults: D1Result[], lastResults: D1Result[]): Promise<void>;
 }
