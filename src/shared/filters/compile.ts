@@ -59,9 +59,9 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
     case "not_icontains":
       return negate(anyOf(values.map((v) => sql`${text} LIKE ${likePattern(v)} ESCAPE '\\'`)));
     case "regex":
-      return anyOf(values.flatMap((v) => globsOf(v)).map((g) => sql`${text} GLOB ${g}`));
+      return anyOf(values.flatMap((v) => regexGlobs(v)).map((g) => sql`${text} GLOB ${g}`));
     case "not_regex":
-      return negate(anyOf(values.flatMap((v) => globsOf(v)).map((g) => sql`${text} GLOB ${g}`)));
+      return negate(anyOf(values.flatMap((v) => regexGlobs(v)).map((g) => sql`${text} GLOB ${g}`)));
     case "gt":
     case "gte":
     case "lt":
@@ -101,7 +101,11 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
 const anyOf = (parts: SQL[]) => (parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`0`);
 const likePattern = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function globsOf(pattern: string): string[] {
+/**
+ * A regex filter's pattern as GLOB patterns (regex.ts), or the 400 naming it when it uses what the
+ * translation cannot express. Every engine refuses the same patterns, so a filter means the same.
+ */
+export function regexGlobs(pattern: string): string[] {
   try {
     return regexToGlobs(pattern);
   } catch (err) {

@@ -9,7 +9,8 @@
  * cohorts; `compileFilterGroup` is the pure compiler. For events pass `eventProperties` (and
  * `personProperties` / `personId` of the joined person).
  */
-export { type CohortSql, compileFilterGroup, type FilterTarget } from "./compile";
+export { type CohortSql, compileFilterGroup, type FilterTarget, regexGlobs } from "./compile";
+export { relativeDate } from "./dates";
 export {
   cohortIdsIn,
   type FilterGroup,
