@@ -3,6 +3,15 @@ import { ApiError } from "../lib/errors";
 /** A question too large to answer (too many periods, parameters or terms): a 400 naming what to reduce. */
 export const queryTooComplex = (detail: string) => new ApiError(400, "validation_error", "query_too_complex", detail);
 
+/** An analysis query that ran past the database's time limit (either engine's). */
+export const queryTimeout = () =>
+  new ApiError(
+    504,
+    "server_error",
+    "query_timeout",
+    "The analysis query exceeded the database's time limit. Narrow the date range, add filters or use fewer steps.",
+  );
+
 /**
  * What a failed query means for the caller, as each engine classifies its own errors
  * (`AnalyticsStore.classifyError`): a deterministic outcome of the query over the data is the

@@ -21,6 +21,7 @@ export function analyticsEngine(env: Env): AnalyticsEngine {
  */
 export function analyticsStore(env: Env, db: Db): AnalyticsStore {
   const clickhouse = clickhouseConnection(env);
-  if (clickhouse) return new ClickHouseAnalyticsStore(clickhouseClient(clickhouse), (rows) => enqueueRows(env, rows));
+  if (clickhouse)
+    return new ClickHouseAnalyticsStore(clickhouseClient(clickhouse), (rows) => enqueueRows(env, rows), db);
   return new D1AnalyticsStore(db.$client, db);
 }

@@ -1,3 +1,5 @@
+import type { Interval } from "../lib/time/zone";
+
 /**
  * The questions the analytics store answers, engine-neutral: the persons analysis parses a
  * request into one of these (src/persons/analysis/), the store's engine answers it (src/analytics/d1/).
@@ -114,12 +116,18 @@ export interface LifecycleActorsQuery {
   rows: RowWindow;
 }
 
-/** Persons who did `entity` in exactly `activePeriods` of the given periods (`[start, end)` pairs). */
+/**
+ * Persons who did `entity` in exactly `activePeriods` of the given periods (`[start, end)` pairs):
+ * the range's local `interval`s in `timezone`, the first and last cut to the range, which an engine
+ * with time-zone functions of its own (ClickHouse) computes from `interval` and `timezone` instead.
+ */
 export interface StickinessActorsQuery {
   projectId: number;
   entity: EventEntity;
   properties: unknown;
   periods: [string, string][];
+  interval: Interval;
+  timezone: string;
   activePeriods: number;
   rows: RowWindow;
 }

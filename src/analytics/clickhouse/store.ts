@@ -1,25 +1,22 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import { ApiError } from "../../lib/errors";
+import type { Db } from "../../db/client";
 import type { QueryFailure } from "../errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
+import { clickhouseCohorts, noClickHouseCohorts } from "./cohorts";
+import { correlationOnClickHouse } from "./correlation";
+import { funnelActorIdsOnClickHouse } from "./funnel-actors";
 import { runHogQLOnClickHouse } from "./hogql";
+import { lifecycleActorIdsOnClickHouse } from "./lifecycle";
+import type { ClickHouseCohorts } from "./property-filters";
+import { stickinessActorIdsOnClickHouse } from "./stickiness";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
 import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
 import { classifyClickHouseQueryError } from "./query-errors";
 import type { ClickHouseRows } from "./rows";
 import { queryRows, timeParam } from "./sql";
-
-/** The persons analysis views run on ClickHouse with the next issue (docs/compatibility.md); until then they say so. */
-const analysisNotYet = () =>
-  new ApiError(
-    501,
-    "server_error",
-    "not_implemented",
-    "The persons analysis views (funnel, correlation, lifecycle, stickiness) do not run on ClickHouse yet; this deployment stores its events in ClickHouse (CLICKHOUSE_URL).",
-  );
 
 /**
  * Events in ClickHouse (clickhouse/migrations/), fed through the events queue; HogQL compiled to
@@ -33,6 +30,8 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly send: (rows: ClickHouseRows) => Promise<void>,
+    /** D1, where cohorts (and the persons the answers name) are. */
+    private readonly db: Db,
   ) {}
 
   async earliestEvent(projectId: number): Promise<number | null> {
@@ -44,20 +43,20 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     return row?.t ?? null;
   }
 
-  funnelActors(): Promise<number[]> {
-    throw analysisNotYet();
+  async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {
+    return funnelActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
-  correlation(): Promise<Q.CorrelationAnswer> {
-    throw analysisNotYet();
+  async correlation(query: Q.CorrelationQuery): Promise<Q.CorrelationAnswer> {
+    return correlationOnClickHouse(this.client, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
-  lifecycleActors(): Promise<number[]> {
-    throw analysisNotYet();
+  async lifecycleActors(query: Q.LifecycleActorsQuery): Promise<number[]> {
+    return lifecycleActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.projectId, query));
   }
 
-  stickinessActors(): Promise<number[]> {
-    throw analysisNotYet();
+  async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
+    return stickinessActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.projectId, query));
   }
 
   runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
@@ -102,6 +101,11 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
 
   personSplit(projectId: number, split: PersonSplit): Promise<void> {
     return this.send(splitRows(projectId, split));
+  }
+
+  /** The project's cohorts (from D1), loaded only when a filter of the question may refer to one. */
+  private async cohortsFor(projectId: number, query: object): Promise<ClickHouseCohorts> {
+    return /cohort/.test(JSON.stringify(query)) ? clickhouseCohorts(this.db, projectId) : noClickHouseCohorts;
   }
 
   /** Sends nothing when there is nothing to write (enqueueRows sends no empty message). */

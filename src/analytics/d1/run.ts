@@ -1,17 +1,8 @@
 import type { D1Client } from "../../db/client";
-import { ApiError } from "../../lib/errors";
 import type { Params } from "../../lib/sql";
-import { queryTooComplex } from "../errors";
+import { queryTimeout, queryTooComplex } from "../errors";
 
 export const D1_MAX_PARAMS = 100;
-
-const queryTimeout = () =>
-  new ApiError(
-    504,
-    "server_error",
-    "query_timeout",
-    "The analysis query exceeded the database's time limit. Narrow the date range, add filters or use fewer steps.",
-  );
 
 /** Maps D1 failures caused by the size of a query to a clear envelope; anything else stays a 500. */
 export function mapD1Error(err: unknown): unknown {

@@ -67,6 +67,8 @@ export async function stickinessActors(
     entity,
     properties: globalFilters(input, ctx.testAccountFilters),
     periods,
+    interval: unit,
+    timezone: ctx.timezone,
     activePeriods: days,
     rows: rowsOf(page),
   });

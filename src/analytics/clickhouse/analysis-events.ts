@@ -1,0 +1,50 @@
+import { OVERRIDES } from "../../hogql/clickhouse/catalog";
+import { type FilterGroup, isGroup, parseFilterGroup, type PropertyFilter } from "../../shared/filters";
+import { LATEST_PERSONS } from "./analysis-persons";
+import type { ClickHouseParams } from "./params";
+import type { ClickHouseFilterColumns } from "./property-filters";
+
+/**
+ * The events the persons analysis reads on ClickHouse, as D1's analysis reads `events`: a project's
+ * events in a time range, each with its person (the override's person when its distinct id was
+ * merged, split or reset, else the person stored at ingestion; events without a person left out).
+ *
+ * Read FINAL only when asked (`final`): a copy of an event stored by a second insert changes no
+ * view's answer except a funnel's whose steps an event can match twice or whose steps must be
+ * adjacent (funnel.ts), and FINAL costs a third of these reads.
+ *
+ * Columns: `pid` (the person's uuid), `timestamp`, `t` (its microseconds since the epoch), `ord` (the
+ * events' order as one number: time, then, as D1 orders simultaneous events by insertion, created_at,
+ * which ingestion makes increase in a request's order), `event`,
+ * `properties` and, when asked, `person_properties` (the person's latest properties).
+ */
+export function analysisEvents(
+  params: ClickHouseParams,
+  range: { from: string; to: string },
+  options: { personProperties?: boolean; final?: boolean } = {},
+): string {
+  const events =
+    "SELECT if(o.merged = 1, o.person_id, assumeNotNull(e.person_id)) AS pid," +
+    " e.timestamp AS timestamp, toUnixTimestamp64Micro(e.timestamp) AS t," +
+    " bitShiftLeft(toUInt128(t), 64) + toUInt128(toUnixTimestamp64Micro(e.created_at)) AS ord," +
+    " e.event AS event, e.properties AS properties" +
+    ` FROM events AS e${options.final ? " FINAL" : ""} LEFT ANY JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id` +
+    ` WHERE e.team_id = ${params.team} AND e.timestamp >= ${params.time(range.from)} AND e.timestamp < ${params.time(range.to)}` +
+    " AND (e.person_id IS NOT NULL OR o.merged = 1)";
+  if (!options.personProperties) return `(${events})`;
+  return `(SELECT ev.*, lp.properties AS person_properties FROM (${events}) AS ev LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = ev.pid)`;
+}
+
+/** The filter columns of `analysisEvents` rows (person properties only when read with them). */
+export const eventFilterColumns: ClickHouseFilterColumns = {
+  event: "properties",
+  person: "person_properties",
+  personId: "pid",
+};
+
+/** Whether any of these filter trees reads the person (a person property or a cohort): the events are then read with them. */
+export function readsPerson(...trees: unknown[]): boolean {
+  const reads = (node: FilterGroup | PropertyFilter): boolean =>
+    isGroup(node) ? node.values.some(reads) : node.kind !== "event";
+  return trees.some((tree) => tree !== undefined && reads(parseFilterGroup(tree, "properties", "event")));
+}

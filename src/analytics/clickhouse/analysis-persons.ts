@@ -1,0 +1,24 @@
+import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
+import type { RowWindow } from "../queries";
+import type { ClickHouseParams } from "./params";
+
+/**
+ * Each person's latest version in the mirror (argMax by version), deleted ones included: a deleted
+ * person's row keeps no properties, so it reads as having none, as on D1 where its row is gone.
+ * `d1_id` is the person's D1 row id: the key and the order of the views' answers.
+ */
+export const LATEST_PERSONS =
+  "SELECT id, argMax(d1_id, version) AS d1_id, argMax(properties, version) AS properties," +
+  " toUnixTimestamp64Micro(argMax(created_at, version)) AS created_at" +
+  ` FROM person WHERE team_id = ${TEAM_PARAM} GROUP BY id`;
+
+/**
+ * One page of the persons `source` selects (a subquery with the persons' uuids as `pid`), as D1 ids
+ * in D1's order (by id), which is how every D1 view answers and pages.
+ */
+export function personPage(source: string, rows: RowWindow, params: ClickHouseParams): string {
+  return (
+    `SELECT argMax(d1_id, version) AS d1_id FROM person WHERE team_id = ${TEAM_PARAM} AND id IN (SELECT pid FROM ${source})` +
+    ` GROUP BY id ORDER BY d1_id LIMIT ${params.bind(rows.limit, "UInt64")} OFFSET ${params.bind(rows.offset, "UInt64")}`
+  );
+}

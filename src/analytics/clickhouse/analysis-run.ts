@@ -1,0 +1,52 @@
+import { ClickHouseError, type ClickHouseClient } from "@clickhouse/client-web";
+import { ApiError } from "../../lib/errors";
+import { queryTimeout } from "../errors";
+import { classifyClickHouseQueryError } from "./query-errors";
+import type { ClickHouseParams } from "./params";
+
+/** The settings of every analysis statement: D1's time limit, and FINAL read partition by partition (see catalog.ts). */
+const ANALYSIS_SETTINGS = {
+  max_execution_time: 30,
+  max_memory_usage: "4000000000",
+  do_not_merge_across_partitions_select_final: 1,
+  output_format_json_quote_64bit_integers: 0,
+} as const;
+
+/**
+ * Runs one analysis statement (its SQL is ours; the request only reaches it as bound parameters) and
+ * returns its rows. A statement past the time limit is D1's 504; a server that is down or busy is a
+ * retryable 503; anything else is a 500 whose detail is only logged.
+ */
+export async function analysisRows<T>(client: ClickHouseClient, query: string, params: ClickHouseParams): Promise<T[]> {
+  try {
+    const result = await client.query({
+      query,
+      query_params: params.values,
+      format: "JSONEachRow",
+      clickhouse_settings: ANALYSIS_SETTINGS,
+    });
+    return await result.json<T>();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (error instanceof ClickHouseError && error.type === "TIMEOUT_EXCEEDED") throw queryTimeout();
+    const failure = classifyClickHouseQueryError(error);
+    console.error("persons analysis on ClickHouse failed", failure.kind === "query" ? error : failure.detail);
+    if (failure.kind === "server" && failure.retryable)
+      throw new ApiError(
+        503,
+        "server_error",
+        "service_unavailable",
+        "The database is temporarily unavailable; retry the request.",
+      );
+    throw new ApiError(500, "server_error", "error", "A server error occurred.");
+  }
+}
+
+/** Runs a statement answering persons as `d1_id` (analysis-persons.ts's personPage), in its order. */
+export async function runAnalysis(
+  client: ClickHouseClient,
+  query: string,
+  params: ClickHouseParams,
+): Promise<number[]> {
+  return (await analysisRows<{ d1_id: number }>(client, query, params)).map((r) => Number(r.d1_id));
+}

@@ -1,0 +1,40 @@
+import type { ClickHouseClient } from "@clickhouse/client-web";
+import type { Interval } from "../../lib/time/zone";
+import type { StickinessActorsQuery } from "../queries";
+import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
+import { personPage } from "./analysis-persons";
+import { runAnalysis } from "./analysis-run";
+import { ClickHouseParams } from "./params";
+import { type ClickHouseCohorts, propertiesSql } from "./property-filters";
+
+/**
+ * The local period an event falls in, by ClickHouse's own time-zone functions: the same periods as
+ * lib/time/zone.ts's startOfInterval (weeks start on Sunday: mode 0), DST days included.
+ */
+const PERIOD: Record<Interval, (t: string, zone: string) => string> = {
+  hour: (t, zone) => `toStartOfHour(${t}, ${zone})`,
+  day: (t, zone) => `toStartOfDay(${t}, ${zone})`,
+  week: (t, zone) => `toStartOfWeek(${t}, 0, ${zone})`,
+  month: (t, zone) => `toStartOfMonth(${t}, ${zone})`,
+};
+
+/** Persons active in exactly N of the range's periods (D1 ids in id order). */
+export async function stickinessActorIdsOnClickHouse(
+  client: ClickHouseClient,
+  query: StickinessActorsQuery,
+  cohorts: ClickHouseCohorts,
+): Promise<number[]> {
+  const { entity } = query;
+  const params = new ClickHouseParams(query.projectId);
+  const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, cohorts);
+  const match = [
+    entity.event === null ? "1" : `event = ${params.text(entity.event)}`,
+    filter(query.properties, "properties"),
+    filter(entity.properties, "events"),
+  ].join(" AND ");
+  const range = { from: query.periods[0][0], to: query.periods.at(-1)![1] };
+  const events = analysisEvents(params, range, { personProperties: readsPerson(query.properties, entity.properties) });
+  const period = PERIOD[query.interval]("timestamp", params.text(query.timezone));
+  const active = `(SELECT pid FROM ${events} WHERE ${match} GROUP BY pid HAVING uniqExact(${period}) = ${params.bind(query.activePeriods, "UInt64")})`;
+  return runAnalysis(client, personPage(active, query.rows, params), params);
+}
