@@ -1,8 +1,15 @@
 import { env } from "cloudflare:workers";
+import { microsIso } from "../../src/analytics/clickhouse/rows";
+import { insert } from "../clickhouse/seed";
+import { clickhouse } from "../clickhouse/worker/client";
+import { onClickHouse } from "../helpers";
 
 /**
  * Seeds persons, distinct ids and events straight into D1 (matching src/db/schema.ts), so the
  * analysis tests do not depend on the capture API. Timestamps are ISO 8601 UTC with ms and `Z`.
+ * On a ClickHouse deployment (the ClickHouse suite) the same rows also go where ingestion puts them:
+ * the persons mirror (with the D1 id) and the events table, each event with its D1 uuid and a
+ * created_at 1 µs after the previous one, as ingestion orders a request's events.
  */
 export interface SeededPerson {
   id: number;
@@ -24,6 +31,23 @@ export async function seedPerson(
   await env.DB.prepare(`INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?1, ?2, ?3)`)
     .bind(projectId, distinctId, row!.id)
     .run();
+  if (onClickHouse) {
+    const client = clickhouse();
+    await insert(client, "person", [
+      {
+        id: uuid,
+        d1_id: row!.id,
+        team_id: projectId,
+        created_at: opts.createdAt ?? "2020-01-01T00:00:00.000Z",
+        properties: JSON.stringify(opts.properties ?? {}),
+        is_identified: 1,
+        version: 0,
+      },
+    ]);
+    await insert(client, "person_distinct_id2", [
+      { team_id: projectId, distinct_id: distinctId, person_id: uuid, version: 0 },
+    ]);
+  }
   return { id: row!.id, uuid, distinctId };
 }
 
@@ -32,21 +56,33 @@ export type EventSpec = [string, string, Record<string, unknown>?];
 
 export async function seedEvents(projectId: number, person: SeededPerson, list: EventSpec[]) {
   if (!list.length) return;
+  const rows = list.map(([event, timestamp, properties]) => ({
+    uuid: crypto.randomUUID(),
+    event,
+    properties: JSON.stringify(properties ?? {}),
+    timestamp: new Date(timestamp).toISOString(),
+  }));
   await env.DB.batch(
-    list.map(([event, timestamp, properties]) =>
+    rows.map((r) =>
       env.DB.prepare(
         `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ).bind(
-        projectId,
-        crypto.randomUUID(),
-        event,
-        person.distinctId,
-        person.id,
-        JSON.stringify(properties ?? {}),
-        new Date(timestamp).toISOString(),
-      ),
+      ).bind(projectId, r.uuid, r.event, person.distinctId, person.id, r.properties, r.timestamp),
     ),
   );
+  if (onClickHouse) {
+    const base = Date.now() * 1000;
+    await insert(
+      clickhouse(),
+      "events",
+      rows.map((r, index) => ({
+        ...r,
+        team_id: projectId,
+        distinct_id: person.distinctId,
+        created_at: microsIso(base + index),
+        person_id: person.uuid,
+      })),
+    );
+  }
 }
 
 /** A person with events in one call. */

@@ -1,9 +1,13 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { BASE, call } from "../helpers";
+import { storedEventCount, untilStored } from "../clickhouse/worker/queue-helpers";
+import { BASE, call, onClickHouse } from "../helpers";
 
 /** Sends events through the real capture endpoint, as an SDK would. */
 export async function capture(token: string, batch: Record<string, unknown>[]) {
+  // On a ClickHouse deployment events arrive through the queue: wait for them before answering.
+  const project = onClickHouse ? await projectOfToken(token) : undefined;
+  const before = project === undefined ? 0 : await storedEventCount(project);
   const res = await exports.default.fetch(
     new Request(`${BASE}/batch/`, {
       method: "POST",
@@ -12,7 +16,11 @@ export async function capture(token: string, batch: Record<string, unknown>[]) {
     }),
   );
   expect(res.status).toBe(200);
+  if (project !== undefined) await untilStored(project, before, batch.length);
 }
+
+const projectOfToken = async (token: string) =>
+  (await env.DB.prepare("SELECT id FROM projects WHERE api_token = ?").bind(token).first<{ id: number }>())!.id;
 
 export const personsPath = (projectId: number, rest = "") => `/api/environments/${projectId}/persons/${rest}`;
 

@@ -25,7 +25,7 @@ const db = () => createDb(env.DB);
 async function insertRows(rows: ClickHouseRows) {
   for (const [table, values] of Object.entries(rows)) await insert(clickhouse(), table, values);
 }
-const store = () => new ClickHouseAnalyticsStore(clickhouse(), insertRows);
+const store = () => new ClickHouseAnalyticsStore(clickhouse(), insertRows, db());
 
 /** Runs a HogQL query through a saved endpoint, as a user would (endpoints run on ClickHouse here). */
 async function hogql(project: number, query: string): Promise<unknown[][]> {

@@ -49,3 +49,20 @@ export const personUuid = async (projectId: number, distinctId: string) =>
       .bind(projectId, distinctId)
       .first<{ uuid: string }>()
   )?.uuid;
+
+/** How many events of a project ClickHouse stores (with untilStored: tests that ask right after capturing). */
+export async function storedEventCount(projectId: number): Promise<number> {
+  const [row] = await rows<{ n: string }>("SELECT count() AS n FROM events WHERE team_id = {team:Int64}", {
+    team: projectId,
+  });
+  return Number(row.n);
+}
+
+/** Waits until ClickHouse stores `count` more events of the project than `before` (storedEventCount's). */
+export async function untilStored(projectId: number, before: number, count: number) {
+  await until<{ n: string }>(
+    "SELECT count() AS n FROM events WHERE team_id = {team:Int64}",
+    { team: projectId },
+    ([row]) => Number(row.n) >= before + count,
+  );
+}
