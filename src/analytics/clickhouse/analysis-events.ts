@@ -13,7 +13,8 @@ import type { ClickHouseFilterColumns } from "./property-filters";
  * view's answer except a funnel's whose steps an event can match twice or whose steps must be
  * adjacent (funnel.ts), and FINAL costs a third of these reads.
  *
- * Columns: `pid` (the person's uuid), `timestamp`, `t` (its microseconds since the epoch), `ord` (the
+ * Columns: `pid` (the person's uuid), `timestamp`, `t` and `created` (the event's time and created_at
+ * in microseconds since the epoch), `ord` (the
  * events' order as one number: time, then, as D1 orders simultaneous events by insertion, created_at,
  * which ingestion makes increase in a request's order), `event`,
  * `properties` and, when asked, `person_properties` (the person's latest properties).
@@ -25,8 +26,8 @@ export function analysisEvents(
 ): string {
   const events =
     "SELECT if(o.merged = 1, o.person_id, assumeNotNull(e.person_id)) AS pid," +
-    " e.timestamp AS timestamp, toUnixTimestamp64Micro(e.timestamp) AS t," +
-    " bitShiftLeft(toUInt128(t), 64) + toUInt128(toUnixTimestamp64Micro(e.created_at)) AS ord," +
+    " e.timestamp AS timestamp, toUnixTimestamp64Micro(e.timestamp) AS t, toUnixTimestamp64Micro(e.created_at) AS created," +
+    " bitShiftLeft(toUInt128(t), 64) + toUInt128(created) AS ord," +
     " e.event AS event, e.properties AS properties" +
     ` FROM events AS e${options.final ? " FINAL" : ""} LEFT ANY JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id` +
     ` WHERE e.team_id = ${params.team} AND e.timestamp >= ${params.time(range.from)} AND e.timestamp < ${params.time(range.to)}` +

@@ -55,40 +55,29 @@ export function funnelSql(
   const where = narrow
     ? `WHERE event IN ${params.bind(read, "Array(String)")}${extraNames.length ? "" : ` AND ${inFunnel}`}`
     : "";
+  // Each funnel event as one number sorting as D1 orders events (time, then created_at) with its step
+  // bitmask in the low bits: one array of numbers is several times faster to collect and sort than
+  // an array of tuples or several arrays (times and created_at fit 52 bits each until 2112).
+  const packed = `bitShiftLeft(toUInt128(t), 72) + bitShiftLeft(toUInt128(created), 20) + (${mask})`;
   const aggregates = [
-    `groupArrayIf(ord, ${inFunnel}) AS keys`,
-    `groupArrayIf(${mask}, ${inFunnel}) AS masks`,
+    `arraySort(groupArrayIf(${packed}, ${inFunnel})) AS keys`,
     ...eventBreakdown(spec, params, inFunnel),
     ...Object.entries(extra.aggregates ?? {}).map(([name, aggregate]) => `${aggregate} AS ${name}`),
   ];
   const perPerson = `SELECT pid, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid`;
+  const unpacked =
+    `SELECT *, arrayMap(x -> toInt64(bitShiftRight(x, 72)), keys) AS ts,` +
+    ` arrayMap(x -> toUInt32(bitAnd(x, ${STEP_BITS})), keys) AS ms FROM (${perPerson})`;
 
   const W = params.bind(spec.windowSeconds * 1_000_000, "Int64");
-  const carried = ["bd", ...extraNames].join(", ");
-  // Each person's events in D1's order, as times `ts` and step bitmasks `ms` (numeric arrays sorted by
-  // one number: an array of tuples is several times slower to collect and sort), and the index arrays
-  // the chains walk.
-  const arrays = [
-    "arrayMap(x -> toInt64(bitShiftRight(x, 64)), arraySort(keys)) AS ts",
-    "arraySort((m, k) -> k, masks, keys) AS ms",
-    "arrayEnumerate(ts) AS ix",
-    // The first index of each event's group of simultaneous events.
-    "arrayFill(x -> x > 0, arrayMap((t, p, i) -> if(i = 1 OR t != p, i, 0), ts, arrayShiftRight(ts, 1), ix)) AS gs",
-    // nx<k>[p]: the first index from p on whose event matches step k (0: none).
-    ...spec.steps.map(
-      (_, k) => `arrayReverseFill(x -> x > 0, arrayMap((m, i) -> if(bitTest(m, ${k}), i, 0), ms, ix)) AS nx${k + 1}`,
-    ),
-  ];
-  const chain = chainSql(spec.order, n, W);
-  const attempts =
-    `SELECT pid, ${chain.columns.join(", ")}, ${carried}` +
-    ` FROM (SELECT pid, ${arrays.join(", ")}, ${carried} FROM (${perPerson})) ARRAY JOIN ${chain.anchors} AS a`;
-  // The best attempt, as D1 ranks them: most steps, then the earliest last step, then the latest start
-  // (ordered, strict: the chain PostHog's UDF carries) or the earliest (unordered).
-  const tie = spec.order === "unordered" ? "t1" : "-t1";
+  const carried = ["bd", ...extraNames];
+  const attempts = spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W);
+  // The best attempt, ranked as D1 ranks them: most steps, then the earliest last step, then the latest
+  // start (ordered and strict: the chain PostHog's UDF carries) or the earliest (unordered).
+  const rank = `(-toInt64(a.1), a.2, ${spec.order === "unordered" ? "" : "-"}a.3)`;
   const best =
-    `SELECT pid, argMin((steps, tlast, t1), (-toInt64(steps), tlast, ${tie})) AS best,` +
-    ` ${["bd", ...extraNames].map((c) => `any(${c}) AS ${c}`).join(", ")} FROM (${attempts}) GROUP BY pid`;
+    `SELECT pid, arrayReduce('argMin', attempts, arrayMap(a -> ${rank}, attempts)) AS best, ${carried.join(", ")}` +
+    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(attempts)`;
   const breakdown = spec.breakdown?.type === "person" ? personBreakdown(spec.breakdown, params) : "bd";
   const join = spec.breakdown?.type === "person" ? ` LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = f.pid` : "";
   return (
@@ -96,6 +85,107 @@ export function funnelSql(
     ` f.best.3 + ${W} AS dl, ${breakdown} AS bd${extraNames.map((name) => `, f.${name} AS ${name}`).join("")}` +
     ` FROM (${best}) AS f${join})`
   );
+}
+
+/** The low bits of a packed event holding its step bitmask (MAX_FUNNEL_STEPS is 20). */
+const STEP_BITS = 0xfffff;
+
+/*
+ * Every attempt of a person is computed at once, as arrays over the person's sorted events `ts` and
+ * step bitmasks `ms`, ending in `attempts`: one `(steps, last step's time, first step's time)` per
+ * attempt. No lambda runs per attempt over the whole arrays (ClickHouse copies an array into every
+ * call of a lambda that reads it), and windowFunnel is not used: its handling of simultaneous events
+ * and of an event matching several steps is neither D1's nor PostHog's UDF's.
+ */
+
+/**
+ * Strict and unordered funnels, with no lookup that depends on another:
+ * - strict: from each step-1 event, steps 2..n must be the very next events, read from the arrays
+ *   shifted by 1..n-1 places;
+ * - unordered: from the time of each group of simultaneous events (every step event's time once),
+ *   each step's first event time, read from `nt<k>`: the time of the next step-k event at or after
+ *   each place (arrayReverseFill).
+ */
+function scannedAttempts(order: FunnelSpec["order"], n: number, W: string): string[] {
+  const steps = Array.from({ length: n }, (_, k) => k + 1);
+  if (order === "strict") {
+    const later = steps.slice(1);
+    const arrays = ["ts", ...later.flatMap((k) => [`arrayShiftLeft(ms, ${k - 1})`, `arrayShiftLeft(ts, ${k - 1})`])];
+    // Steps 2..k are the next events, each inside the window.
+    const reached = (k: number) =>
+      later
+        .filter((j) => j <= k)
+        .map((j) => `bitTest(m${j}, ${j - 1}) AND u${j} <= t0 + ${W}`)
+        .join(" AND ");
+    const count = later.map((k) => ` + (${reached(k)})`).join("");
+    const last = later.length
+      ? `multiIf(${[...later]
+          .reverse()
+          .map((k) => `${reached(k)}, u${k}`)
+          .join(", ")}, t0)`
+      : "t0";
+    const lambda = `(t0${later.map((k) => `, m${k}, u${k}`).join("")}) -> (toUInt64(1${count}), ${last}, t0)`;
+    return [
+      `arrayMap(${lambda}, ${arrays.join(", ")}) AS every`,
+      "arrayFilter((x, m) -> bitTest(m, 0), every, ms) AS attempts",
+    ];
+  }
+  const next = (k: number) =>
+    `arrayReverseFill(x -> x > 0, arrayMap((m, t) -> if(bitTest(m, ${k - 1}), t, 0), ms, ts))`;
+  const found = (k: number) => `(u${k} > 0 AND u${k} <= t0 + ${W})`;
+  const lambda =
+    `(t0${steps.map((k) => `, u${k}`).join("")}) -> (toUInt64(${steps.map(found).join(" + ")}),` +
+    ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0)`;
+  return [
+    `arrayMap(${lambda}, ts, ${steps.map(next).join(", ")}) AS every`,
+    "arrayFilter((x, t, p) -> t != p, every, ts, arrayShiftRight(ts, 1)) AS attempts",
+  ];
+}
+
+/**
+ * Ordered funnels: from each step-1 event (`a1`, indexes), step k is the first event of step k at or
+ * after step k-1's time (its simultaneous events included, as D1 orders ties: `gs` is the first index
+ * of each group of simultaneous events, `nx<k>` the next step-k index from each place), inside the
+ * window, and not used by the attempt already (only possible when an event can match two steps).
+ * Each step reads the arrays at the previous step's indexes: a lookup over the few step events of a
+ * person.
+ */
+function orderedAttempts(spec: FunnelSpec, W: string): string[] {
+  const n = spec.steps.length;
+  const names = spec.steps.map((s) => s.event);
+  const shared = names.includes(null) || new Set(names).size < names.length;
+  const columns = [
+    "arrayEnumerate(ts) AS ix",
+    "arrayFill(x -> x > 0, arrayMap((t, p, i) -> if(i = 1 OR t != p, i, 0), ts, arrayShiftRight(ts, 1), ix)) AS gs",
+    "arrayFilter((i, m) -> bitTest(m, 0), ix, ms) AS a1",
+    `arrayMap(i -> ts[i] + ${W}, a1) AS dl`,
+  ];
+  for (let k = 2; k <= n; k++) {
+    const used = Array.from({ length: k - 1 }, (_, j) => `a${j + 1}`);
+    columns.push(`arrayReverseFill(x -> x > 0, arrayMap((m, i) -> if(bitTest(m, ${k - 1}), i, 0), ms, ix)) AS nx${k}`);
+    let candidate = `arrayMap(i -> if(i = 0, 0, nx${k}[gs[i]]), a${k - 1})`;
+    if (shared) {
+      const args = used.map((_, j) => `u${j + 1}`);
+      const isUsed = args.map((u) => `c = ${u}`).join(" OR ");
+      for (let skip = 1; skip < k; skip++)
+        candidate = `arrayMap((c, ${args.join(", ")}) -> if(c > 0 AND (${isUsed}), nx${k}[c + 1], c), ${candidate}, ${used.join(", ")})`;
+    }
+    columns.push(`arrayMap((c, d) -> if(c > 0 AND ts[c] <= d, c, 0), ${candidate}, dl) AS a${k}`);
+  }
+  const indexes = Array.from({ length: n }, (_, j) => `i${j + 1}`);
+  const last = indexes
+    .slice(1)
+    .reverse()
+    .map((i) => `${i} > 0, ${i}`);
+  const lastIndex = last.length ? `multiIf(${last.join(", ")}, i1)` : "i1";
+  const steps = `toUInt64(1${indexes
+    .slice(1)
+    .map((i) => ` + (${i} > 0)`)
+    .join("")})`;
+  columns.push(
+    `arrayMap((${indexes.join(", ")}) -> (${steps}, ts[${lastIndex}], ts[i1]), ${indexes.map((_, j) => `a${j + 1}`).join(", ")}) AS attempts`,
+  );
+  return columns;
 }
 
 /**
@@ -106,52 +196,6 @@ export function funnelSql(
 function copiesMatter(spec: FunnelSpec): boolean {
   const names = spec.steps.map((s) => s.event);
   return spec.order === "strict" || names.includes(null) || new Set(names).size < names.length;
-}
-
-/**
- * One attempt per row (ARRAY JOIN over its `anchors`), its steps as scalar columns over the
- * person's arrays: `j<k>`, the index of the event that made step k (0: not reached), then `steps`,
- * `tlast` (the last step's time) and `t1`. Written out step by step: ClickHouse copies every array a
- * lambda reads into each of its calls, which made per-attempt lambdas over the arrays quadratic.
- */
-function chainSql(order: FunnelSpec["order"], n: number, W: string): { anchors: string; columns: string[] } {
-  const columns = ["a AS j1", "ts[j1] AS t1", `t1 + ${W} AS dl`];
-  // A candidate index kept when its event is inside the window (one-element arrayMap: `c` named once).
-  const inWindow = (candidate: string) => `arrayMap(c -> if(c > 0 AND ts[c] <= dl, c, 0), [${candidate}])[1]`;
-  for (let k = 2; k <= n; k++) {
-    const prev = `j${k - 1}`;
-    let next: string;
-    if (order === "ordered") {
-      // The first event of step k at or after the previous step's time (its simultaneous events
-      // included, as D1 orders ties), skipping the events the chain has used already.
-      const used = `[${Array.from({ length: k - 1 }, (_, j) => `j${j + 1}`).join(", ")}]`;
-      let candidate = `nx${k}[gs[${prev}]]`;
-      for (let skip = 1; skip < k; skip++)
-        candidate = `arrayMap(c -> if(has(${used}, c), nx${k}[c + 1], c), [${candidate}])[1]`;
-      next = `if(${prev} > 0, ${inWindow(candidate)}, 0)`;
-    } else if (order === "strict") {
-      // The chain's very next event, which must be step k.
-      next = `if(${prev} > 0 AND bitTest(ms[${prev} + 1], ${k - 1}), ${inWindow(`${prev} + 1`)}, 0)`;
-    } else {
-      // Unordered: step k's first event from the anchor's time on.
-      next = inWindow(`nx${k}[j1]`);
-    }
-    columns.push(`${next} AS j${k}`);
-  }
-  if (order === "unordered") {
-    // The anchor is any step's event, so step 1 is looked up like the others.
-    columns.push(`${inWindow("nx1[j1]")} AS u1`);
-    const found = ["u1", ...Array.from({ length: n - 1 }, (_, j) => `j${j + 2}`)];
-    columns.push(`toUInt64(${found.map((f) => `(${f} > 0)`).join(" + ")}) AS steps`);
-    columns.push(`greatest(${found.map((f) => `if(${f} > 0, ts[${f}], 0)`).join(", ")}) AS tlast`);
-    // Anchors: the first event of each group of simultaneous events (every step event's time once).
-    return { anchors: "arrayFilter((i, g) -> g = i, ix, gs)", columns };
-  }
-  columns.push(`toUInt64(1${Array.from({ length: n - 1 }, (_, j) => ` + (j${j + 2} > 0)`).join("")}) AS steps`);
-  const last = Array.from({ length: n - 1 }, (_, j) => n - j).map((k) => `j${k} > 0, ts[j${k}]`);
-  columns.push(last.length ? `multiIf(${last.join(", ")}, t1) AS tlast` : "t1 AS tlast");
-  // Anchors: every step-1 event.
-  return { anchors: "arrayFilter((i, m) -> bitTest(m, 0), ix, ms)", columns };
 }
 
 /**
