@@ -7,11 +7,12 @@
 // `wrangler dev` (its proxy adds about a millisecond, small beside these queries), sequential
 // requests, 3 runs per view, reporting the median and the fastest.
 import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { applyMigrations, ROOT, startWorker, wrangler } from "../scripts/lib/local-worker.mjs";
+import { ROOT, startWorker, wrangler } from "../scripts/lib/local-worker.mjs";
+import { loadIntoD1 } from "./analysis-load.mjs";
 import "../scripts/build-assets.mjs";
+import { ANALYSIS_VIEWS, summarize } from "./analysis-data.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,8 +27,6 @@ const { values: args } = parseArgs({
 const KEY = "phx_analysis_bench_root_key_for_local_runs";
 
 if (args.load) {
-  rmSync(args.state, { recursive: true, force: true });
-  applyMigrations({ persistTo: args.state, quiet: true });
   const started = Date.now();
   console.log(
     execFileSync(
@@ -44,51 +43,11 @@ if (args.load) {
       { encoding: "utf8" },
     ).trim(),
   );
-  for (const file of readdirSync(args.sql).sort()) {
-    wrangler(["d1", "execute", "DB", "--local", "--persist-to", args.state, "--file", join(args.sql, file)], {
-      quiet: true,
-    });
-    process.stdout.write(`loaded ${file}\n`);
-  }
+  loadIntoD1(args.state, args.sql);
   console.log(`generated and loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-const steps = (names) => encodeURIComponent(JSON.stringify(names.map((id, order) => ({ id, type: "events", order }))));
-const FUNNEL = steps(["product_viewed", "added_to_cart", "checkout_started", "purchased"]);
-const RANGE = "date_from=2024-03-01&date_to=2024-03-31";
-const P = "/api/environments/1/persons";
-const views = [
-  ["bare route (/_health)", "/_health"],
-  ["funnel ordered, step 2", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=2`],
-  ["funnel ordered, dropped before step 4", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=-4`],
-  ["funnel strict, step 2", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=2&funnel_order_type=strict`],
-  ["funnel unordered, step 4", `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=4&funnel_order_type=unordered`],
-  [
-    "funnel breakdown $browser=Chrome, step 4",
-    `${P}/funnel/?events=${FUNNEL}&${RANGE}&funnel_step=4&breakdown=$browser&funnel_step_breakdown=Chrome`,
-  ],
-  [
-    "correlation persons ($autocapture, dropped off)",
-    `${P}/funnel/correlation/?events=${FUNNEL}&${RANGE}&funnel_correlation_person_entity=${encodeURIComponent('{"id":"$autocapture","type":"events"}')}&funnel_correlation_person_converted=false`,
-  ],
-  ["correlation persons + events table", `${P}/funnel/correlation/?events=${FUNNEL}&${RANGE}&include_correlation=true`],
-  [
-    "lifecycle $pageview day, returning 03-15",
-    `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=returning`,
-  ],
-  [
-    "lifecycle $pageview day, dormant 03-15",
-    `${P}/lifecycle/?events=${steps(["$pageview"])}&${RANGE}&target_date=2024-03-15&lifecycle_type=dormant`,
-  ],
-  [
-    "stickiness $pageview, exactly 3 days",
-    `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=3`,
-  ],
-  [
-    "stickiness $pageview weekly, exactly 2 weeks",
-    `${P}/stickiness/?entity_id=$pageview&entity_type=events&${RANGE}&stickiness_days=2&interval=week`,
-  ],
-];
+const views = [["bare route (/_health)", "/_health"], ...ANALYSIS_VIEWS];
 
 const worker = await startWorker({ persistTo: args.state, vars: { ROOT_API_KEY: KEY } });
 try {
@@ -119,9 +78,7 @@ try {
       const body = await res.json();
       times.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(body)}`);
-      summary = body.results
-        ? `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}`
-        : "";
+      summary = summarize(body);
     }
     times.sort((a, b) => a - b);
     rows.push(`| ${name} | ${times[Math.floor(times.length / 2)].toFixed(0)} | ${times[0].toFixed(0)} | ${summary} |`);
