@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import { CORRELATION_TOTAL, type CorrelationAnswer, type CorrelationCount, type CorrelationQuery } from "../queries";
-import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
+import { eventFilterColumns, readsPerson } from "./analysis-events";
 import { LATEST_PERSONS, personPage } from "./analysis-persons";
 import { analysisRows, runAnalysis } from "./analysis-run";
 import { type ClickHouseFunnel, funnelSql } from "./funnel";
@@ -86,14 +86,26 @@ async function correlationCounts(
   const total = params.text(CORRELATION_TOTAL);
   let sql: string;
   if (counts.type === "events") {
-    // The events done during each person's attempt, joined to the funnel's persons (a join over the
-    // range's events costs less than collecting every person's events into arrays), once per person.
+    // In the funnel's own pass over the range's events: each person's other events as two aligned
+    // arrays (one aggregation fills both in the same row order), times and name hashes (arrays of
+    // strings or tuples cost several times more), each name once per person, so the counts are of
+    // persons; the names come back from the hashes at the end (a 64-bit hash: no collision between a
+    // project's event names is to be expected).
     const excluded = params.bind([...stepNames(funnel), ...counts.excludeEventNames], "Array(String)");
-    const events = analysisEvents(params, funnel);
-    const source = funnelSql(funnel, params);
-    const done = `SELECT DISTINCT ev.event AS name, fu.pid AS pid, fu.steps AS steps FROM ${events} AS ev INNER JOIN ${source} AS fu ON fu.pid = ev.pid
-      WHERE NOT has(${excluded}, ev.event) AND ev.t > fu.t1 AND ev.t < ifNull(fu.tfinal, fu.dl)`;
-    sql = `SELECT name, ${tally} FROM (${done}) GROUP BY name UNION ALL SELECT ${total} AS name, ${tally} FROM ${source}`;
+    const other = `NOT has(${excluded}, event)`;
+    const source = funnelSql(funnel, params, {
+      aggregates: { done_times: `groupArrayIf(t, ${other})`, done_names: `groupArrayIf(cityHash64(event), ${other})` },
+    });
+    // Each name once (sorted, then unlike the one before: no hash set per person).
+    const during = `arraySort(arrayFilter((h, x) -> ${duringAttempt("x")}, done_names, done_times))`;
+    const done = `arrayFilter((h, p) -> h != p, ${during} AS during, arrayShiftRight(during, 1))`;
+    // Hash 0 stands for the total row: every person counts once under it.
+    const tallied = `SELECT h, ${tally} FROM (SELECT steps, arrayJoin(arrayPushBack(${done}, 0)) AS h FROM ${source}) GROUP BY h`;
+    // The range's event names, hashed once each (grouping first reads only the sorted name column).
+    const names =
+      `SELECT cityHash64(event) AS h, event AS name FROM (SELECT event FROM events WHERE team_id = ${params.team}` +
+      ` AND timestamp >= ${params.time(funnel.from)} AND timestamp < ${params.time(funnel.to)} GROUP BY event)`;
+    sql = `SELECT if(c.h = 0, ${total}, n.name) AS name, c.s AS s, c.f AS f FROM (${tallied}) AS c LEFT JOIN (${names}) AS n ON n.h = c.h`;
   } else {
     const source = withPersonProperties(funnelSql(funnel, params));
     const wanted = counts.names.includes("$all") ? "1" : `has(${params.bind(counts.names, "Array(String)")}, kv.1)`;
