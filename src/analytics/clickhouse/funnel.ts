@@ -16,7 +16,7 @@ export interface ClickHouseFunnel extends FunnelSpec {
  * NULL unless converted), the end of its window and the breakdown value.
  *
  * One pass over the range's events groups each person's funnel events into one array, sorted as D1
- * orders events (time, then insertion); each attempt then runs over that array with array functions:
+ * orders events (time, then insertion); the attempts are then computed with array functions:
  * - ordered: every step-1 event starts a chain; step k is the first later-or-simultaneous event of
  *   step k inside the window that the chain has not used yet;
  * - strict: step k must be the chain's very next event, whatever its name;
@@ -93,9 +93,8 @@ const STEP_BITS = 0xfffff;
 /*
  * Every attempt of a person is computed at once, as arrays over the person's sorted events `ts` and
  * step bitmasks `ms`, ending in `attempts`: one `(steps, last step's time, first step's time)` per
- * attempt. No lambda runs per attempt over the whole arrays (ClickHouse copies an array into every
- * call of a lambda that reads it), and windowFunnel is not used: its handling of simultaneous events
- * and of an event matching several steps is neither D1's nor PostHog's UDF's.
+ * attempt. No lambda runs per attempt over the whole arrays: ClickHouse copies an array into every
+ * call of a lambda that reads it, which made that quadratic.
  */
 
 /**
