@@ -2,7 +2,8 @@ import { OVERRIDES } from "../../hogql/clickhouse/catalog";
 import { type FilterGroup, isGroup, parseFilterGroup, type PropertyFilter } from "../../shared/filters";
 import { LATEST_PERSONS } from "./analysis-persons";
 import type { ClickHouseParams } from "./params";
-import type { ClickHouseFilterColumns } from "./property-filters";
+import type { EventEntity } from "../queries";
+import { type ClickHouseCohorts, type ClickHouseFilterColumns, propertiesSql } from "./property-filters";
 
 /**
  * The events the persons analysis reads on ClickHouse, as D1's analysis reads `events`: a project's
@@ -49,4 +50,23 @@ export function readsPerson(...trees: unknown[]): boolean {
   const reads = (node: FilterGroup | PropertyFilter): boolean =>
     isGroup(node) ? node.values.some(reads) : node.kind !== "event";
   return trees.some((tree) => tree !== undefined && reads(parseFilterGroup(tree, "properties", "event")));
+}
+
+/**
+ * The condition on `analysisEvents` rows for one series (an event, or every event) under the global
+ * `properties`, and whether the rows must be read with their person's properties for it.
+ */
+export function seriesCondition(
+  params: ClickHouseParams,
+  cohorts: ClickHouseCohorts,
+  series: EventEntity,
+  properties: unknown,
+): { condition: string; withPerson: boolean } {
+  const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, cohorts);
+  const condition = [
+    series.event === null ? "1" : `event = ${params.text(series.event)}`,
+    filter(properties, "properties"),
+    filter(series.properties, "events"),
+  ].join(" AND ");
+  return { condition, withPerson: readsPerson(properties, series.properties) };
 }

@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import type { LifecycleActorsQuery, LifecycleType } from "../queries";
-import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
+import { analysisEvents, seriesCondition } from "./analysis-events";
 import { LATEST_PERSONS, personPage } from "./analysis-persons";
 import { runAnalysis } from "./analysis-run";
 import { ClickHouseParams } from "./params";
-import { type ClickHouseCohorts, propertiesSql } from "./property-filters";
+import type { ClickHouseCohorts } from "./property-filters";
 
 /** Each status over a person's flags, as on D1: active in T (`at`), in P (`ap`), before P (`early`), created in T. */
 const STATUS: Record<LifecycleType, string> = {
@@ -24,18 +24,13 @@ export async function lifecycleActorIdsOnClickHouse(
   const params = new ClickHouseParams(query.projectId);
   const micros = (iso: string) => params.bind(Date.parse(iso) * 1000, "Int64");
   const [Ts, Te, Ps] = [query.targetStart, query.targetEnd, query.previousStart].map(micros);
-  const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, cohorts);
-  const match = [
-    series.event === null ? "1" : `event = ${params.text(series.event)}`,
-    filter(query.properties, "properties"),
-    filter(series.properties, "events"),
-  ].join(" AND ");
+  const { condition, withPerson } = seriesCondition(params, cohorts, series, query.properties);
   const events = analysisEvents(
     params,
     { from: query.windowStart, to: query.targetEnd },
-    { personProperties: readsPerson(query.properties, series.properties) },
+    { personProperties: withPerson },
   );
-  const flags = `SELECT pid, max(t >= ${Ts}) AS at, max(t >= ${Ps} AND t < ${Ts}) AS ap, max(t < ${Ps}) AS early FROM ${events} WHERE ${match} GROUP BY pid`;
+  const flags = `SELECT pid, max(t >= ${Ts}) AS at, max(t >= ${Ps} AND t < ${Ts}) AS ap, max(t < ${Ps}) AS early FROM ${events} WHERE ${condition} GROUP BY pid`;
   // A person without a mirror row was not created in T (D1: no row, not created).
   const statuses = `(SELECT a.pid AS pid, at, ap, early, lp.created_at >= ${Ts} AND lp.created_at < ${Te} AS created FROM (${flags}) AS a LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = a.pid)`;
   const selected = `(SELECT pid FROM ${statuses} WHERE ${STATUS[query.status]})`;

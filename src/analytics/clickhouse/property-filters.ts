@@ -1,11 +1,13 @@
-import { validationError } from "../../lib/errors";
 import {
+  COMPARISONS,
+  filterDate,
+  filterNumber,
+  filterValues,
   type FilterGroup,
   isGroup,
   parseFilterGroup,
   type PropertyFilter,
   regexGlobs,
-  relativeDate,
 } from "../../shared/filters";
 import type { ClickHouseParams } from "./params";
 
@@ -82,9 +84,7 @@ function filterSql(
   const type = `JSONType(${column}, ${key})`;
   const text = jsonText(column, key);
   const isSet = jsonIsSet(column, key);
-  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) =>
-    typeof v === "string" ? v : JSON.stringify(v),
-  );
+  const values = filterValues(f);
   // Negative operators also match when the property is not set (PostHog's ifNull(..., 1)).
   const negate = (positive: string) => `(NOT ${isSet} OR NOT ${positive})`;
   const anyOf = (parts: string[]) => (parts.length ? `(${parts.join(" OR ")})` : "0");
@@ -114,10 +114,8 @@ function filterSql(
     case "gte":
     case "lt":
     case "lte": {
-      const n = Number(values[0]);
-      if (values[0] === "" || !Number.isFinite(n))
-        throw validationError(`The value of a ${f.operator} filter must be a number.`, "properties");
-      const op = { gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator];
+      const n = filterNumber(f.operator, values);
+      const op = COMPARISONS[f.operator];
       const trimmed = `trimBoth(JSONExtractString(${column}, ${key}))`;
       // Numbers, and text that looks numeric once trimmed (D1: only digits, dots, signs and exponents).
       const numeric =
@@ -132,8 +130,7 @@ function filterSql(
     case "is_date_exact":
     case "is_date_before":
     case "is_date_after": {
-      const when = relativeDate(values[0]);
-      if (!when) throw validationError(`The value of a ${f.operator} filter must be a date.`, "properties");
+      const when = filterDate(f.operator, values);
       const raw = `JSONExtractFloat(${column}, ${key})`;
       const textValue = `JSONExtractString(${column}, ${key})`;
       // Numbers are unix seconds (milliseconds when that large); text in the forms SQLite's unixepoch reads.

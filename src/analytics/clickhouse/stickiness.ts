@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import type { Interval } from "../../lib/time/zone";
 import type { StickinessActorsQuery } from "../queries";
-import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
+import { analysisEvents, seriesCondition } from "./analysis-events";
 import { personPage } from "./analysis-persons";
 import { runAnalysis } from "./analysis-run";
 import { ClickHouseParams } from "./params";
-import { type ClickHouseCohorts, propertiesSql } from "./property-filters";
+import type { ClickHouseCohorts } from "./property-filters";
 
 /**
  * The local period an event falls in, by ClickHouse's own time-zone functions: the same periods as
@@ -26,15 +26,10 @@ export async function stickinessActorIdsOnClickHouse(
 ): Promise<number[]> {
   const { entity } = query;
   const params = new ClickHouseParams(query.projectId);
-  const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, cohorts);
-  const match = [
-    entity.event === null ? "1" : `event = ${params.text(entity.event)}`,
-    filter(query.properties, "properties"),
-    filter(entity.properties, "events"),
-  ].join(" AND ");
+  const { condition, withPerson } = seriesCondition(params, cohorts, entity, query.properties);
   const range = { from: query.periods[0][0], to: query.periods.at(-1)![1] };
-  const events = analysisEvents(params, range, { personProperties: readsPerson(query.properties, entity.properties) });
+  const events = analysisEvents(params, range, { personProperties: withPerson });
   const period = PERIOD[query.interval]("timestamp", params.text(query.timezone));
-  const active = `(SELECT pid FROM ${events} WHERE ${match} GROUP BY pid HAVING uniqExact(${period}) = ${params.bind(query.activePeriods, "UInt64")})`;
+  const active = `(SELECT pid FROM ${events} WHERE ${condition} GROUP BY pid HAVING uniqExact(${period}) = ${params.bind(query.activePeriods, "UInt64")})`;
   return runAnalysis(client, personPage(active, query.rows, params), params);
 }

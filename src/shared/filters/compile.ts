@@ -41,9 +41,7 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
   // The value as text the way PostHog compares it: booleans as true/false, numbers as written.
   const text = sql`(CASE ${type} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(${raw} AS TEXT) END)`;
   const isSet = sql`(${type} IS NOT NULL AND ${type} <> 'null')`;
-  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) =>
-    typeof v === "string" ? v : JSON.stringify(v),
-  );
+  const values = filterValues(f);
   // Negative operators also match persons without the property (PostHog wraps them in ifNull(..., 1)).
   const negate = (positive: SQL) => sql`(NOT ${isSet} OR NOT ${positive})`;
 
@@ -66,10 +64,8 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
     case "gte":
     case "lt":
     case "lte": {
-      const n = Number(values[0]);
-      if (values[0] === "" || !Number.isFinite(n))
-        throw validationError(`The value of a ${f.operator} filter must be a number.`, "properties");
-      const op = sql.raw({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator]);
+      const n = filterNumber(f.operator, values);
+      const op = sql.raw(COMPARISONS[f.operator]);
       const numeric = sql`(CASE WHEN ${type} IN ('integer', 'real') THEN ${raw}
         WHEN ${type} = 'text' AND trim(${raw}) <> '' AND trim(${raw}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(${raw}) AS REAL) END)`;
       return sql`(${numeric} ${op} ${n})`;
@@ -81,8 +77,7 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
     case "is_date_exact":
     case "is_date_before":
     case "is_date_after": {
-      const when = relativeDate(values[0]);
-      if (!when) throw validationError(`The value of a ${f.operator} filter must be a date.`, "properties");
+      const when = filterDate(f.operator, values);
       // Numbers are unix timestamps (seconds, or milliseconds when that large); text is parsed by SQLite.
       const seconds = sql`(CASE WHEN ${type} IN ('integer', 'real') THEN (CASE WHEN ${raw} > 100000000000 THEN ${raw} / 1000.0 ELSE ${raw} END)
         WHEN ${type} = 'text' THEN unixepoch(replace(${raw}, ' ', 'T')) END)`;
@@ -96,6 +91,33 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
         : sql`(${seconds} > ${when.ms / 1000})`;
     }
   }
+}
+
+/*
+ * What every engine's compiler reads from a filter the same way (src/analytics/clickhouse/property-filters.ts
+ * compiles for ClickHouse): its values as the texts PostHog compares, and the number or date of a
+ * comparison, with the same 400 when there is none.
+ */
+
+/** A filter's value(s) as texts: strings as they are, anything else as JSON. */
+export const filterValues = (f: PropertyFilter): string[] =>
+  (Array.isArray(f.value) ? f.value : [f.value]).map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+
+export const COMPARISONS = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
+
+/** The number a gt/gte/lt/lte filter compares with. */
+export function filterNumber(operator: string, values: string[]): number {
+  const n = Number(values[0]);
+  if (values[0] === "" || !Number.isFinite(n))
+    throw validationError(`The value of a ${operator} filter must be a number.`, "properties");
+  return n;
+}
+
+/** The date an is_date_* filter compares with (relative dates counted back from now). */
+export function filterDate(operator: string, values: string[]) {
+  const when = relativeDate(values[0]);
+  if (!when) throw validationError(`The value of a ${operator} filter must be a date.`, "properties");
+  return when;
 }
 
 const anyOf = (parts: SQL[]) => (parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`0`);

@@ -9,8 +9,16 @@
  * cohorts; `compileFilterGroup` is the pure compiler. For events pass `eventProperties` (and
  * `personProperties` / `personId` of the joined person).
  */
-export { type CohortSql, compileFilterGroup, type FilterTarget, regexGlobs } from "./compile";
-export { relativeDate } from "./dates";
+export {
+  type CohortSql,
+  COMPARISONS,
+  compileFilterGroup,
+  filterDate,
+  filterNumber,
+  filterValues,
+  type FilterTarget,
+  regexGlobs,
+} from "./compile";
 export {
   cohortIdsIn,
   type FilterGroup,

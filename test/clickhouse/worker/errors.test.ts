@@ -6,7 +6,6 @@ import { createDb } from "../../../src/db/client";
 import type { Env } from "../../../src/env";
 import { compileClickHousePlan } from "../../../src/hogql/clickhouse/compile";
 import { hogqlParser } from "../../../src/hogql/parser";
-import { call, createProject, envelope } from "../../helpers";
 
 const store = (overrides: Record<string, string> = {}) =>
   analyticsStore({ ...env, ...overrides } as unknown as Env, createDb(env.DB));
@@ -48,14 +47,27 @@ describe("ClickHouse errors, classified as D1's are", () => {
   });
 });
 
-describe("the persons analysis on a ClickHouse deployment", () => {
-  it("says it does not run there yet (the next issue), rather than answering from events D1 no longer has", async () => {
-    const project = (await createProject()).id;
-    const events = encodeURIComponent(JSON.stringify([{ id: "$pageview", type: "events", order: 0 }]));
-    const res = await call(
-      `/api/environments/${project}/persons/lifecycle/?events=${events}&date_from=2024-03-05&date_to=2024-03-12&target_date=2024-03-06&lifecycle_type=new`,
-    );
-    expect(res.status).toBe(501);
-    expect(envelope(res)).toMatchObject({ type: "server_error", code: "not_implemented" });
+describe("the persons analysis on ClickHouse, when the server fails", () => {
+  const lifecycle = {
+    projectId: 1,
+    series: { event: "$pageview", order: 0, properties: undefined },
+    properties: undefined,
+    status: "new" as const,
+    windowStart: "2024-03-04T00:00:00.000Z",
+    previousStart: "2024-03-05T00:00:00.000Z",
+    targetStart: "2024-03-06T00:00:00.000Z",
+    targetEnd: "2024-03-07T00:00:00.000Z",
+    rows: { limit: 10, offset: 0 },
+  };
+
+  it("answers a retryable 503 when it is unreachable, and a 500 (detail logged) for a missing database", async () => {
+    const down = await store({ CLICKHOUSE_URL: "http://127.0.0.1:9" })
+      .lifecycleActors(lifecycle)
+      .catch((e) => e);
+    expect(down).toMatchObject({ status: 503, code: "service_unavailable" });
+    const missing = await store({ CLICKHOUSE_DATABASE: "no_such_database" })
+      .lifecycleActors(lifecycle)
+      .catch((e) => e);
+    expect(missing).toMatchObject({ status: 500, code: "error" });
   });
 });
