@@ -15,11 +15,10 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createClient } from "@clickhouse/client-web";
 import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
-import { startLocalClickHouse } from "../scripts/lib/local-clickhouse.mjs";
 import { ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
 import { ANALYSIS_VIEWS, analysisPersons, personsSql, projectSql, summarize } from "./analysis-data.mjs";
 import { loadIntoD1 } from "./analysis-load.mjs";
-import { machine, ROOT_KEY } from "./lib.mjs";
+import { benchClickHouse, machine, ROOT_KEY } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
 
 const { values: args } = parseArgs({
@@ -141,10 +140,8 @@ async function measure(label, state, vars) {
 }
 
 const state = mkdtempSync(join(tmpdir(), "edgehog-bench-analysis-ch-"));
-const local = process.env.CLICKHOUSE_URL
-  ? null
-  : await startLocalClickHouse({ dataDir: join(state, "clickhouse"), quiet: true });
-const url = process.env.CLICKHOUSE_URL ?? local.url;
+const server = await benchClickHouse(state);
+const { url } = server;
 const client = createClient({ url, database: DATABASE, request_timeout: 900_000 });
 try {
   await migrate({ url, database: DATABASE });
@@ -189,6 +186,6 @@ try {
 } finally {
   await client.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => {});
   await client.close();
-  await local?.stop();
+  await server.stop();
   rmSync(state, { recursive: true, force: true });
 }

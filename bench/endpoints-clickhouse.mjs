@@ -9,9 +9,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createClient } from "@clickhouse/client-web";
 import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
-import { startLocalClickHouse } from "../scripts/lib/local-clickhouse.mjs";
 import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
-import { latencies, machine, ms, pct, ROOT_KEY, seedD1Events } from "./lib.mjs";
+import { benchClickHouse, latencies, machine, ms, pct, ROOT_KEY, seedD1Events } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
 
 const CLICKHOUSE_EVENTS = Number(process.argv[2] ?? 10_000_000);
@@ -60,10 +59,8 @@ async function measure(label, vars, persistTo) {
 const state = mkdtempSync(join(tmpdir(), "edgehog-bench-ch-"));
 const d1State = join(state, "d1");
 const chState = join(state, "d1-for-clickhouse");
-const local = process.env.CLICKHOUSE_URL
-  ? null
-  : await startLocalClickHouse({ dataDir: join(state, "clickhouse"), quiet: true });
-const url = process.env.CLICKHOUSE_URL ?? local.url;
+const server = await benchClickHouse(state);
+const { url } = server;
 // Seeding and OPTIMIZE take minutes on a small machine: past the client's default 30 s.
 const client = createClient({ url, database: DATABASE, request_timeout: 900_000 });
 try {
@@ -107,6 +104,6 @@ try {
 } finally {
   await client.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => {});
   await client.close();
-  await local?.stop();
+  await server.stop();
   rmSync(state, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { startLocalClickHouse } from "../scripts/lib/local-clickhouse.mjs";
 import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
 
 export const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
@@ -78,3 +79,11 @@ export async function latencies(n, fn) {
 /** The `p`th percentile of sorted values. */
 export const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 export const ms = (x) => `${x.toFixed(1)} ms`;
+
+/** The ClickHouse benchmarks' server: CLICKHOUSE_URL when set, else local-clickhouse over `state`/clickhouse. */
+export async function benchClickHouse(state) {
+  const local = process.env.CLICKHOUSE_URL
+    ? null
+    : await startLocalClickHouse({ dataDir: join(state, "clickhouse"), quiet: true });
+  return { url: process.env.CLICKHOUSE_URL ?? local.url, stop: async () => local?.stop() };
+}
