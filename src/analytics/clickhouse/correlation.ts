@@ -47,15 +47,11 @@ function correlationPersons(client: ClickHouseClient, query: CorrelationQuery, f
   const aggregates: Record<string, string> = {};
   const { entity } = query;
   if (entity) {
+    const attr = "funnel_correlation_person_entity";
+    const props = propertiesSql(entity.properties, eventFilterColumns, params, attr, funnel.cohorts);
+    // A step's event is never an attempt's other event (D1's attemptEvents): nobody matches.
     if (stepNames(funnel).includes(entity.event)) conditions.push("0");
     else {
-      const props = propertiesSql(
-        entity.properties,
-        eventFilterColumns,
-        params,
-        "funnel_correlation_person_entity",
-        funnel.cohorts,
-      );
       aggregates.entity_times = `groupArrayIf(t, event = ${params.text(entity.event)} AND ${props})`;
       conditions.push(`arrayExists(x -> ${duringAttempt("x")}, entity_times)`);
     }
