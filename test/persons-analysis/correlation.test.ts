@@ -105,6 +105,27 @@ describe("funnel correlation actors", () => {
     expect(body.correlation.skewed).toBe(false);
   });
 
+  it("counts the events table of a funnel starting with any event, leaving out the excluded names", async () => {
+    const steps = encodeURIComponent(
+      JSON.stringify([
+        { id: null, type: "events" },
+        { id: "B", type: "events" },
+      ]),
+    );
+    const excluded = encodeURIComponent(JSON.stringify(["Y"]));
+    const res = await call(
+      `/api/environments/${projectId}/persons/funnel/correlation/?events=${steps}&date_from=2024-01-01&date_to=2024-01-31` +
+        `&include_correlation=true&funnel_correlation_exclude_event_names=${excluded}`,
+    );
+    expect(res.status, res.text).toBe(200);
+    // Any event starts an attempt; the best one starts as late as it can: c1 and c2 at X (so nothing is
+    // done during theirs), c5 at A. c3 starts at A and did only the excluded Y; c4 did X after A.
+    // X: ((0+1)(2-1+1)) / ((3-0+1)(1+1)) = 0.25; A, a step-1 event of every attempt here, is never inside one.
+    const rows = res.json.correlation.events;
+    expect(rows.map((r: any) => r.event.event)).toEqual(["X"]);
+    expect(rows[0]).toMatchObject({ success_count: 0, failure_count: 1, odds_ratio: 0.25 });
+  });
+
   it("returns the person properties correlation table", async () => {
     const names = encodeURIComponent(JSON.stringify(["plan"]));
     const body = await get(

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import { CORRELATION_TOTAL, type CorrelationAnswer, type CorrelationCount, type CorrelationQuery } from "../queries";
-import { eventFilterColumns, readsPerson } from "./analysis-events";
+import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
 import { LATEST_PERSONS, personPage } from "./analysis-persons";
 import { analysisRows, runAnalysis } from "./analysis-run";
 import { type ClickHouseFunnel, funnelSql } from "./funnel";
@@ -78,30 +78,24 @@ async function correlationCounts(
 ): Promise<CorrelationCount[]> {
   const params = new ClickHouseParams(funnel.projectId);
   const N = funnel.steps.length;
-  const tally = `countIf(steps = ${N}) AS s, countIf(steps < ${N}) AS f`;
   const total = params.text(CORRELATION_TOTAL);
   let sql: string;
   if (counts.type === "events") {
-    // In the funnel's own pass over the range's events: each person's other events as two aligned
-    // arrays (one aggregation fills both in the same row order), times and name hashes (arrays of
-    // strings or tuples cost several times more), each name once per person, so the counts are of
-    // persons; the names come back from the hashes at the end (a 64-bit hash: no collision between a
-    // project's event names is to be expected).
+    // The range's events joined to the funnel's persons (the build side: one row per person), kept when
+    // done during the attempt; the person's step-1 event at t1 (every funnel person has one, whatever
+    // else they did) counts them under the total, in the same pass. Persons are counted once per name.
     const excluded = params.bind([...stepNames(funnel), ...counts.excludeEventNames], "Array(String)");
-    const other = `NOT has(${excluded}, event)`;
-    const source = funnelSql(funnel, params, {
-      aggregates: { done_times: `groupArrayIf(t, ${other})`, done_names: `groupArrayIf(cityHash64(event), ${other})` },
-    });
-    // Each name once (sorted, then unlike the one before: no hash set per person).
-    const during = `arraySort(arrayFilter((h, x) -> ${duringAttempt("x")}, done_names, done_times))`;
-    const done = `arrayFilter((h, p) -> h != p, ${during} AS during, arrayShiftRight(during, 1))`;
-    // Hash 0 stands for the total row: every person counts once under it.
-    const tallied = `SELECT h, ${tally} FROM (SELECT steps, arrayJoin(arrayPushBack(${done}, 0)) AS h FROM ${source}) GROUP BY h`;
-    // The range's event names, hashed once each (grouping first reads only the sorted name column).
-    const names =
-      `SELECT cityHash64(event) AS h, event AS name FROM (SELECT event FROM events WHERE team_id = ${params.team}` +
-      ` AND timestamp >= ${params.time(funnel.from)} AND timestamp < ${params.time(funnel.to)} GROUP BY event)`;
-    sql = `SELECT if(c.h = 0, ${total}, n.name) AS name, c.s AS s, c.f AS f FROM (${tallied}) AS c LEFT JOIN (${names}) AS n ON n.h = c.h`;
+    const first = funnel.steps[0].event;
+    const startsAttempt = `ev.t = fu.t1${first === null ? "" : ` AND ev.event = ${params.text(first)}`}`;
+    const other = `ev.event NOT IN ${excluded}`;
+    // Only the events that can count are joined (an event of step 1 may be the attempt's start).
+    const read = first === null ? "" : ` WHERE ${other} OR ev.event = ${params.text(first)}`;
+    const events = `(SELECT pid, t, event FROM ${analysisEvents(params, funnel)} AS ev${read})`;
+    sql =
+      `SELECT if(${startsAttempt}, ${total}, ev.event) AS name,` +
+      ` uniqExactIf(fu.pid, fu.steps = ${N}) AS s, uniqExactIf(fu.pid, fu.steps < ${N}) AS f` +
+      ` FROM ${events} AS ev INNER JOIN ${funnelSql(funnel, params)} AS fu ON fu.pid = ev.pid` +
+      ` WHERE (${startsAttempt}) OR (${other} AND ${duringAttempt("ev.t")}) GROUP BY name`;
   } else {
     const source = withPersonProperties(funnelSql(funnel, params));
     const wanted = counts.names.includes("$all") ? "1" : `has(${params.bind(counts.names, "Array(String)")}, kv.1)`;
@@ -110,7 +104,7 @@ async function correlationCounts(
     const value = `multiIf(JSONType(kv.2) = 'String', JSONExtractString(kv.2), JSONType(kv.2) = 'Null', '', kv.2)`;
     const names = `arrayMap(kv -> concat(kv.1, '::', ${value}), arrayFilter(kv -> ${wanted} AND NOT has(${excluded}, kv.1), JSONExtractKeysAndValuesRaw(person_properties)))`;
     // Every person also counts once under the total, in the same pass over the funnel.
-    sql = `SELECT name, ${tally} FROM (SELECT steps, arrayJoin(arrayPushBack(${names}, ${total})) AS name FROM ${source}) GROUP BY name`;
+    sql = `SELECT name, countIf(steps = ${N}) AS s, countIf(steps < ${N}) AS f FROM (SELECT steps, arrayJoin(arrayPushBack(${names}, ${total})) AS name FROM ${source}) GROUP BY name`;
   }
   const rows = await analysisRows<CorrelationCount>(client, sql, params);
   return rows.map((r) => ({ name: r.name, s: Number(r.s), f: Number(r.f) }));
