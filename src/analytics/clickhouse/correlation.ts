@@ -86,10 +86,11 @@ async function correlationCounts(
     // else they did) counts them under the total, in the same pass. Persons are counted once per name.
     const excluded = params.bind([...stepNames(funnel), ...counts.excludeEventNames], "Array(String)");
     const first = funnel.steps[0].event;
-    const startsAttempt = `ev.t = fu.t1${first === null ? "" : ` AND ev.event = ${params.text(first)}`}`;
+    const ofStep1 = first === null ? null : `ev.event = ${params.text(first)}`;
+    const startsAttempt = ofStep1 ? `ev.t = fu.t1 AND ${ofStep1}` : "ev.t = fu.t1";
     const other = `ev.event NOT IN ${excluded}`;
     // Only the events that can count are joined (an event of step 1 may be the attempt's start).
-    const read = first === null ? "" : ` WHERE ${other} OR ev.event = ${params.text(first)}`;
+    const read = ofStep1 ? ` WHERE ${other} OR ${ofStep1}` : "";
     const events = `(SELECT pid, t, event FROM ${analysisEvents(params, funnel)} AS ev${read})`;
     sql =
       `SELECT if(${startsAttempt}, ${total}, ev.event) AS name,` +
