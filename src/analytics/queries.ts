@@ -30,6 +30,12 @@ export interface FunnelBreakdown {
   attribution: "first_touch" | "last_touch";
 }
 
+/**
+ * A list breakdown's value for a person none of whose events (or properties) has any of its values:
+ * one empty text per property, as PostHog defaults it (`['']`, `['', '']`, ...).
+ */
+export const noBreakdownValue = (bd: FunnelBreakdown): string[] => bd.keys.map(() => "");
+
 /** A funnel: each person's best attempt at the steps within the conversion window. */
 export interface FunnelSpec {
   projectId: number;

@@ -245,6 +245,10 @@ describe("funnel actors: filters and breakdowns", () => {
     expect(uuidsOf(await funnel("funnel_step=2&breakdown=$browser&funnel_step_breakdown="))).toEqual(
       expected(p.full, p.two, p.edge, p.interrupted, p.tied, p.retry),
     );
+    // A one-property list without a value is `[""]`, which `""` selects (PostHog's breakdown_cases.py nulls case).
+    expect(
+      uuidsOf(await funnel("funnel_step=2&breakdown=%5B%22%24browser%22%5D&funnel_step_breakdown=%22%22")),
+    ).toEqual(expected(p.edge, p.interrupted, p.tied, p.retry));
   });
 
   it("breaks down by a person property", async () => {
@@ -278,7 +282,7 @@ describe("funnel actors: list breakdowns and custom steps", () => {
       ["A", "2024-01-02T10:00:00Z", { $browser: "Firefox" }],
       ["B", "2024-01-02T11:00:00Z", { $browser_version: 95 }],
     ]);
-    // No step event has either property: the empty list.
+    // No step event has either property: one empty text per property, as PostHog's `['', '']`.
     q.none = await personWith(other, [
       ["A", "2024-01-02T10:00:00Z"],
       ["B", "2024-01-02T11:00:00Z"],
@@ -300,7 +304,8 @@ describe("funnel actors: list breakdowns and custom steps", () => {
     expect(await drill(`funnel_step=1&${list(["Chrome", 95])}`)).toEqual(expected(q.chrome95, q.stopped));
     expect(await drill(`funnel_step=2&${list(["Chrome", "96"])}`)).toEqual(expected(q.chrome96));
     expect(await drill(`funnel_step=2&${list(["Firefox", ""])}`)).toEqual(expected(q.firefox));
-    expect(await drill(`funnel_step=2&${list([])}`)).toEqual(expected(q.none));
+    expect(await drill(`funnel_step=2&${list(["", ""])}`)).toEqual(expected(q.none));
+    expect(await drill(`funnel_step=2&${list([])}`)).toEqual([]);
     expect(await drill(`funnel_step=2&${list(["Chrome"])}`)).toEqual([]);
     // A number on its own is cut to an integer, as PostHog's str(int(value)).
     expect(await drill("funnel_step=2&breakdown=$browser_version&funnel_step_breakdown=95.7")).toEqual(
@@ -308,13 +313,14 @@ describe("funnel actors: list breakdowns and custom steps", () => {
     );
   });
 
-  it("breaks down by a list of person properties, the empty list when none is set", async () => {
+  it("breaks down by a list of person properties, empty texts when none is set", async () => {
     const persons = (value: unknown) =>
       drill(
         `funnel_step=2&breakdown_type=person&breakdown=${encodeURIComponent('["plan","tier"]')}&funnel_step_breakdown=${encodeURIComponent(JSON.stringify(value))}`,
       );
     expect(await persons(["pro", ""])).toEqual(expected(q.chrome95));
-    expect(await persons([])).toEqual(expected(q.chrome96, q.firefox, q.none));
+    expect(await persons(["", ""])).toEqual(expected(q.chrome96, q.firefox, q.none));
+    expect(await persons([])).toEqual([]);
   });
 
   it("lets funnel_custom_steps win over funnel_step, as PostHog does", async () => {

@@ -1,4 +1,4 @@
-import type { FunnelBreakdown, FunnelSpec } from "../queries";
+import { type FunnelBreakdown, type FunnelSpec, noBreakdownValue } from "../queries";
 import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
 import { LATEST_PERSONS } from "./analysis-persons";
 import type { ClickHouseParams } from "./params";
@@ -78,7 +78,11 @@ export function funnelSql(
   const best =
     `SELECT pid, arrayReduce('argMin', attempts, arrayMap(a -> ${rank}, attempts)) AS best, ${carried.join(", ")}` +
     ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(attempts)`;
-  const breakdown = spec.breakdown?.type === "person" ? personBreakdown(spec.breakdown, params) : "bd";
+  const breakdown = !spec.breakdown
+    ? "bd"
+    : spec.breakdown.type === "person"
+      ? personBreakdown(spec.breakdown, params)
+      : eventBreakdownOrNone(spec.breakdown);
   const join = spec.breakdown?.type === "person" ? ` LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = f.pid` : "";
   return (
     `(SELECT f.pid AS pid, toUInt32(f.best.1) AS steps, f.best.3 AS t1, if(f.best.1 = ${n}, f.best.2, NULL) AS tfinal,` +
@@ -199,7 +203,7 @@ function copiesMatter(spec: FunnelSpec): boolean {
 
 /**
  * An event breakdown's value per person, aggregated in the same pass: the value on the person's first
- * (or last) funnel event that has it, as D1 takes it ('' or [] without one).
+ * (or last) funnel event that has it ('' without one; a list's `[]`, replaced by eventBreakdownOrNone).
  */
 function eventBreakdown(spec: ClickHouseFunnel, params: ClickHouseParams, inFunnel: string): string[] {
   const bd = spec.breakdown;
@@ -209,11 +213,19 @@ function eventBreakdown(spec: ClickHouseFunnel, params: ClickHouseParams, inFunn
   return [`${pick}(${value}, ord, ${inFunnel} AND ${isSet}) AS bd`];
 }
 
+/** A list breakdown with no event value is a list of as many empty texts, as on D1 (PostHog's `['', …]`). */
+function eventBreakdownOrNone(bd: FunnelBreakdown): string {
+  return bd.list ? `if(notEmpty(f.bd), f.bd, ${noneOf(bd)})` : "f.bd";
+}
+
 /** A person breakdown's value: from the person's latest properties. */
 function personBreakdown(bd: FunnelBreakdown, params: ClickHouseParams): string {
   const { value, isSet } = breakdownValue(bd, "lp.properties", params);
-  return bd.list ? `if(${isSet}, ${value}, CAST([] AS Array(String)))` : value;
+  return bd.list ? `if(${isSet}, ${value}, ${noneOf(bd)})` : value;
 }
+
+const noneOf = (bd: FunnelBreakdown) =>
+  `CAST(${JSON.stringify(noBreakdownValue(bd)).replace(/"/g, "'")} AS Array(String))`;
 
 /**
  * A breakdown's value in a properties column: one property's text ('' when not set), or for a list

@@ -1,5 +1,5 @@
 import type { CohortSql } from "../../shared/filters";
-import type { FunnelBreakdown, FunnelSpec } from "../queries";
+import { type FunnelBreakdown, type FunnelSpec, noBreakdownValue } from "../queries";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import type { Params } from "../../lib/sql";
 
@@ -131,16 +131,16 @@ function breakdownSql(
 ) {
   const bd = spec.breakdown;
   if (!bd) return "NULL";
-  const paths = bd.keys.map((key) => keyPath(key, params, "breakdown"));
+  const paths = bd.keys.map((key) => keyPath(key, params));
   // A list's value is the JSON list of its properties' texts, from one event (or the person) where
-  // any of them is non-empty, and the empty list without one (PostHog's argMinIf over the array).
+  // any of them is non-empty; without one, a list of as many empty texts (PostHog's default `['', …]`).
   const columnValue = (column: string) =>
     bd.list
       ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})`
       : jsonText(column, paths[0]);
   const anySet = (column: string) =>
     `(${paths.map((path) => `coalesce(${jsonText(column, path)}, '') <> ''`).join(" OR ")})`;
-  const none = bd.list ? "'[]'" : "''";
+  const none = bd.list ? `'${JSON.stringify(noBreakdownValue(bd))}'` : "''";
   if (bd.type === "person") {
     const person = "(SELECT pp.properties FROM persons pp WHERE pp.id = f.pid)";
     return bd.list
