@@ -104,7 +104,7 @@ export const PutFlagBody = FlagBody.extend({ key: z.string() }).openapi("Feature
 export const FlagParams = ProjectParams.extend({ id: IdParam });
 
 export const ListQuery = z.object({
-  search: z.string().max(200).optional(),
+  search: z.string().max(200, "Search term cannot exceed 200 characters").optional(),
   active: z.enum(["true", "false", "STALE"]).optional(),
   type: z.enum(["boolean", "multivariant", "experiment", "remote_config"]).optional(),
   tags: z.string().optional().openapi({ description: "JSON list of tags; a flag with any of them matches." }),

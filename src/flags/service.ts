@@ -5,7 +5,7 @@ import { featureFlags } from "../db/schema";
 import { chunked } from "../lib/d1";
 import type { Page } from "../lib/pagination";
 import type { FlagRow } from "./row";
-import { escapeLike } from "../lib/like";
+import { containsText } from "../lib/contains-text";
 
 const STALE_DAYS = 30;
 
@@ -51,13 +51,10 @@ function tagsCondition(raw: string): SQL | undefined {
 }
 
 function listWhere(projectId: number, f: ListFilters): SQL | undefined {
-  const search = f.search ? `%${escapeLike(f.search)}%` : undefined;
   return and(
     eq(featureFlags.projectId, projectId),
     eq(featureFlags.deleted, false),
-    search
-      ? or(sql`${featureFlags.key} LIKE ${search} ESCAPE '\\'`, sql`${featureFlags.name} LIKE ${search} ESCAPE '\\'`)
-      : undefined,
+    f.search ? or(containsText(featureFlags.key, f.search), containsText(featureFlags.name, f.search)) : undefined,
     f.active === "true"
       ? eq(featureFlags.active, true)
       : f.active === "false"

@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { notFound, validationError } from "../lib/errors";
-import { escapeLike } from "../lib/like";
+import { containsText } from "../lib/contains-text";
 import type { Page } from "../lib/pagination";
 import type { FilterGroup } from "../shared/filters";
 import { personsMatchingSql } from "./matching";
@@ -27,11 +27,10 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   if (query.email !== undefined) conditions.push(sql`json_extract(${persons.properties}, '$.email') = ${query.email}`);
   const term = query.search?.trim();
   if (term) {
-    const like = `%${escapeLike(term)}%`;
-    conditions.push(sql`(json_extract(${persons.properties}, '$.email') LIKE ${like} ESCAPE '\\'
-      OR json_extract(${persons.properties}, '$.name') LIKE ${like} ESCAPE '\\'
-      OR ${persons.uuid} LIKE ${like} ESCAPE '\\'
-      OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id LIKE ${like} ESCAPE '\\'))`);
+    conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
+      OR ${containsText(sql`json_extract(${persons.properties}, '$.name')`, term)}
+      OR ${containsText(persons.uuid, term)}
+      OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND ${containsText(sql`distinct_id`, term)}))`);
   }
   if (query.filter) conditions.push(await personsMatchingSql(db, projectId, query.filter));
   const where = and(...conditions);
