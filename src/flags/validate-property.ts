@@ -1,6 +1,6 @@
 import { validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
-import { OPERATORS as FILTER_OPERATORS } from "../shared/filters";
+import { checkFilterSize, OPERATORS as FILTER_OPERATORS } from "../shared/filters";
 import { parseFilterDate } from "./evaluation/dates";
 import type { PropertyFilter } from "./evaluation/types";
 
@@ -37,7 +37,6 @@ const OPERATORS = new Set<string>([
   "flag_evaluates_to",
 ]);
 const SCALAR_OPERATORS = new Set(["regex", "not_regex", "icontains", "not_icontains", "gt", "gte", "lt", "lte"]);
-const MAX_LIST_VALUES = 1000;
 
 const invalid = (detail: string, code = "invalid_input") => validationError(detail, "filters", code);
 
@@ -68,11 +67,7 @@ export async function checkProperty(
   if (aggregation !== null && (type !== "group" || (property.group_type_index ?? aggregation) !== aggregation)) {
     throw invalid("Filters are not valid (can only use group properties)");
   }
-  if (Array.isArray(property.value) && property.value.length > MAX_LIST_VALUES) {
-    throw invalid(
-      `Property group expressions of type ${property.key} cannot contain more than ${MAX_LIST_VALUES} values.`,
-    );
-  }
+  checkFilterSize(property.key, property.value, "filters");
   if (SCALAR_OPERATORS.has(operator) && (typeof property.value === "object" || property.value === undefined)) {
     throw invalid(`Invalid value for operator ${operator}: ${JSON.stringify(property.value)}`, "invalid_value");
   }

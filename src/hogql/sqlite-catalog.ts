@@ -1,4 +1,5 @@
 import type { CatalogTable } from "./catalog";
+import { jsonPathKey } from "../lib/json";
 import { refuse } from "./errors";
 
 /** The catalog as SQLite reads it: D1's tables, filtered by the project bound as `?1`. */
@@ -31,8 +32,7 @@ export function jsonPath(chain: (string | number)[]): string {
       if (!Number.isInteger(part) || part < 1) refuse(`Array index ${part} is not supported (indexes start at 1)`);
       path += `[${part - 1}]`;
     } else {
-      if (part.includes('"')) refuse(`Property name ${JSON.stringify(part)} contains a double quote`);
-      path += `."${part}"`;
+      path += jsonPathKey(part);
     }
   }
   return quoteString(path);

@@ -14,3 +14,10 @@ export function sortedJson(value: unknown): string {
       : v,
   );
 }
+
+/**
+ * SQLite's JSON path to one key of an object (`.key` after `$` or a parent path): the key written as
+ * a JSON string, which SQLite unescapes, so every key addresses itself, whatever it holds (quotes,
+ * backslashes, NUL, dots, brackets). A plain `"key"` label would break on the first quote or NUL.
+ */
+export const jsonPathKey = (key: string) => `.${JSON.stringify(key)}`;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { validationError } from "../../lib/errors";
+import { jsonPathKey } from "../../lib/json";
 import { compileFilterGroup, parseFilterGroup, type CohortSql } from "../../shared/filters";
 import type { Params } from "../../lib/sql";
 
@@ -54,7 +54,6 @@ export function jsonText(column: string, path: string) {
 }
 
 /** A JSON path for one top-level key, as a bound parameter. */
-export function keyPath(key: string, params: Params, attr: string) {
-  if (key.includes('"')) throw validationError(`Property keys containing '"' are not supported: ${key}`, attr);
-  return params.bind(`$."${key}"`);
+export function keyPath(key: string, params: Params) {
+  return params.bind(`$${jsonPathKey(key)}`);
 }

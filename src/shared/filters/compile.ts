@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { validationError } from "../../lib/errors";
+import { jsonPathKey } from "../../lib/json";
 import { relativeDate } from "./dates";
 import { regexToGlobs, UnsupportedRegex } from "./regex";
 import { isGroup, type FilterGroup, type PropertyFilter } from "./types";
@@ -34,8 +35,8 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
   }
   const column = f.kind === "person" ? target.personProperties : target.eventProperties;
   if (!column) throw validationError(`Filters on ${f.kind} properties are not supported here.`, "properties");
-  // Keys never contain `"` (parseFilterGroup refuses them), so the quoted JSON path is a safe literal.
-  const path = sql.raw(`'$."${f.key.replace(/'/g, "''")}"'`);
+  // The path as a SQL text literal (not a parameter: it appears several times below).
+  const path = sql.raw(`'$${jsonPathKey(f.key).replaceAll("'", "''")}'`);
   const type = sql`json_type(${column}, ${path})`;
   const raw = sql`json_extract(${column}, ${path})`;
   // The value as text the way PostHog compares it: booleans as true/false, numbers as written.
@@ -53,13 +54,13 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
     case "not_in":
       return negate(sql`(${text} IN (SELECT value FROM json_each(${JSON.stringify(values)})))`);
     case "icontains":
-      return anyOf(values.map((v) => sql`${text} LIKE ${likePattern(v)} ESCAPE '\\'`));
+      return containsAny(text, values);
     case "not_icontains":
-      return negate(anyOf(values.map((v) => sql`${text} LIKE ${likePattern(v)} ESCAPE '\\'`)));
+      return negate(containsAny(text, values));
     case "regex":
-      return anyOf(values.flatMap((v) => regexGlobs(v)).map((g) => sql`${text} GLOB ${g}`));
+      return globsAny(text, values);
     case "not_regex":
-      return negate(anyOf(values.flatMap((v) => regexGlobs(v)).map((g) => sql`${text} GLOB ${g}`)));
+      return negate(globsAny(text, values));
     case "gt":
     case "gte":
     case "lt":
@@ -120,8 +121,26 @@ export function filterDate(operator: string, values: string[]) {
   return when;
 }
 
-const anyOf = (parts: SQL[]) => (parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`0`);
-const likePattern = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/*
+ * Contains is `instr` over lowered texts, what LIKE '%v%' means in SQLite (ASCII letters without
+ * case): D1 refuses LIKE patterns over 50 bytes. Several values travel as one JSON parameter,
+ * whatever their number, since D1 binds at most 100 parameters to a statement.
+ */
+const containsAny = (text: SQL, values: string[]) =>
+  anyValue(values, (v) => sql`instr(lower(${text}), lower(${v})) > 0`);
+const globsAny = (text: SQL, values: string[]) =>
+  anyValue(
+    values.flatMap((v) => regexGlobs(v)),
+    (g) => sql`${text} GLOB ${g}`,
+  );
+
+function anyValue(values: string[], test: (value: SQL) => SQL): SQL {
+  if (values.length === 1) return sql`(${test(sql`${values[0]}`)})`;
+  return sql`EXISTS (SELECT 1 FROM json_each(${JSON.stringify(values)}) filter_value WHERE ${test(sql.raw("filter_value.value"))})`;
+}
+
+/** At most 100 characters of user text quoted in an error message. */
+const excerpt = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
 
 /**
  * A regex filter's pattern as GLOB patterns (regex.ts), or the 400 naming it when it uses what the
@@ -133,7 +152,7 @@ export function regexGlobs(pattern: string): string[] {
   } catch (err) {
     if (err instanceof UnsupportedRegex) {
       throw validationError(
-        `The regular expression "${pattern}" uses a feature this server cannot evaluate (${err.message}).`,
+        `The regular expression "${excerpt(pattern)}" uses a feature this server cannot evaluate (${err.message}).`,
         "properties",
       );
     }

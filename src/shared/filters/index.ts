@@ -20,6 +20,7 @@ export {
   regexGlobs,
 } from "./compile";
 export {
+  checkFilterSize,
   cohortIdsIn,
   type FilterGroup,
   type FilterKind,

@@ -13,10 +13,15 @@ type Token =
 type Alt = Token[];
 
 const MAX_ALTERNATIVES = 64;
+/** Longer patterns are refused before parsing: none could translate (see MAX_GLOB_BYTES) and parsing is quadratic. */
+const MAX_PATTERN_LENGTH = 1000;
+/** D1 refuses GLOB (and LIKE) patterns longer than this many bytes, so a longer translation cannot run. */
+const MAX_GLOB_BYTES = 50;
 
 export class UnsupportedRegex extends Error {}
 
 export function regexToGlobs(pattern: string): string[] {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw new UnsupportedRegex(`longer than ${MAX_PATTERN_LENGTH} characters`);
   const parser = new Parser(pattern);
   const alts = parser.alternation();
   if (parser.pos < pattern.length) throw new UnsupportedRegex(`unexpected "${pattern[parser.pos]}"`);
@@ -37,7 +42,10 @@ function toGlob(alt: Alt): string {
     else if (t.k === "star") out += "*";
     else if (t.k === "class") out += t.glob;
   }
-  return anchoredEnd ? out : `${out}*`;
+  const glob = anchoredEnd ? out : `${out}*`;
+  if (new TextEncoder().encode(glob).length > MAX_GLOB_BYTES)
+    throw new UnsupportedRegex(`more than ${MAX_GLOB_BYTES} bytes of pattern in one alternative`);
+  return glob;
 }
 
 const cross = (a: Alt[], b: Alt[]): Alt[] => {

@@ -43,6 +43,37 @@ export const isGroup = (node: PropertyFilter | FilterGroup): node is FilterGroup
 
 const MAX_DEPTH = 6;
 const MAX_FILTERS = 50;
+/** PostHog's property definitions hold names of at most 400 characters. */
+export const MAX_KEY_LENGTH = 400;
+/** One value of a filter (a string, or the JSON text of anything else). */
+export const MAX_VALUE_LENGTH = 10_000;
+/** PostHog's limit on a list value (feature flags' "Property group expressions ... 1000 values"). */
+export const MAX_LIST_VALUES = 1000;
+
+/**
+ * The size limits every property filter obeys, wherever it is used (flags, cohorts, persons and
+ * analysis filters, test account filters), so a filter stored anywhere can be evaluated anywhere.
+ * Oversized keys and values are refused as a 400 naming `attr`.
+ */
+export function checkFilterSize(key: string, value: unknown, attr: string) {
+  const quoted = key.length > 100 ? `${key.slice(0, 100)}…` : key;
+  if (key.length > MAX_KEY_LENGTH)
+    throw validationError(`Property filter keys are at most ${MAX_KEY_LENGTH} characters ("${quoted}").`, attr);
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length > MAX_LIST_VALUES)
+    throw validationError(
+      `Property group expressions of type ${quoted} cannot contain more than ${MAX_LIST_VALUES} values.`,
+      attr,
+    );
+  for (const v of values) {
+    const length = typeof v === "string" ? v.length : (JSON.stringify(v) ?? "").length;
+    if (length > MAX_VALUE_LENGTH)
+      throw validationError(
+        `The value of the property filter on "${quoted}" is longer than ${MAX_VALUE_LENGTH} characters.`,
+        attr,
+      );
+  }
+}
 
 /**
  * Validates PostHog's property filter JSON: an array of filters (ANDed) or a group
@@ -88,7 +119,7 @@ function filter(raw: Record<string, unknown>, attr: string, defaultKind: "person
   }
   if (typeof raw.key !== "string" || !raw.key.length)
     throw validationError("Each property filter needs a `key`.", attr);
-  if (raw.key.includes('"')) throw validationError('Property keys containing `"` cannot be filtered on.', attr);
+  checkFilterSize(raw.key, raw.value, attr);
   if (operator !== "is_set" && operator !== "is_not_set" && raw.value === undefined) {
     throw validationError(`The property filter on "${raw.key}" needs a \`value\`.`, attr);
   }
