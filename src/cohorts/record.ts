@@ -2,8 +2,15 @@ import type { z } from "@hono/zod-openapi";
 import type { CohortRow } from "../shared/cohorts/reads";
 import type { CohortSchema } from "./schema";
 
-/** `count` is null where members are not counted (lists): see docs/compatibility.md. */
-export function cohortRecord(row: CohortRow, count: number | null): z.infer<typeof CohortSchema> {
+/**
+ * `count` is null where members are not counted (lists): see docs/compatibility.md;
+ * `errorsCalculating` is 1 where the stored cohort could not be evaluated.
+ */
+export function cohortRecord(
+  row: CohortRow,
+  count: number | null,
+  errorsCalculating = 0,
+): z.infer<typeof CohortSchema> {
   let createdBy: unknown;
   try {
     createdBy = row.createdBy ? JSON.parse(row.createdBy) : null;
@@ -18,7 +25,7 @@ export function cohortRecord(row: CohortRow, count: number | null): z.infer<type
     groups: Array.isArray(row.filters.groups) ? row.filters.groups : [],
     is_static: row.isStatic,
     is_calculating: false,
-    errors_calculating: 0,
+    errors_calculating: errorsCalculating,
     count,
     created_by: createdBy,
     created_at: row.createdAt,

@@ -106,8 +106,10 @@ async function liveCohort(c: Context<AppEnv>, id: number) {
   return row;
 }
 
+/** The cohort with its member count, or, when it cannot be evaluated, no count and one calculation error. */
 async function withCount(c: Context<AppEnv>, row: CohortRow) {
-  return cohortRecord(row, await memberCount(c.get("db"), c.get("project").id, row.id));
+  const count = await memberCount(c.get("db"), c.get("project").id, row);
+  return cohortRecord(row, count, count === null ? 1 : 0);
 }
 
 export const cohortRoutes = createRouter()
@@ -136,7 +138,7 @@ export const cohortRoutes = createRouter()
     const page = pageOf(c.req.valid("query"));
     const db = c.get("db");
     const projectId = c.get("project").id;
-    const { ids, count } = await cohortMemberIds(db, projectId, cohort.id, page);
+    const { ids, count } = await cohortMemberIds(db, projectId, cohort, page);
     const people = new Map((await getPersonsByIds(db, projectId, ids)).map((p) => [p.id, p]));
     const results = ids.flatMap((id) => (people.has(id) ? [serializedPerson(people.get(id)!)] : []));
     return c.json(paginated(c.req.url, page, count, results), 200);

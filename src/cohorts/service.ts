@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { cohorts } from "../db/schema";
 import { activityEntries, activityEntry } from "../lib/activity-log";
 import { actorOf, type Principal } from "../lib/auth/principal";
-import { notFound, validationError } from "../lib/errors";
+import { ApiError, notFound, validationError } from "../lib/errors";
+import { classifyD1QueryError } from "../analytics/d1/query-errors";
 import { countPersons, PERSON_ID, personIdsNamed, personIdsWhere } from "../persons/matching";
 import type { Page } from "../lib/pagination";
 import { cohortFilterGroup } from "../shared/cohorts/definition";
@@ -43,7 +44,15 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
   cohortFilterGroup(row.filters);
   const all = new Map((await liveCohorts(db, projectId)).map((c) => [c.id, c]));
   all.set(row.id, row);
-  membershipOver(projectId, all)(row.id, sql`0`);
+  const member = membershipOver(projectId, all)(row.id, sql`0`);
+  // D1 prepares what reads will run, without running it: a definition it refuses (a statement too
+  // long, or with too many values) is this write's 400 instead of a failure of every later read.
+  await db.all(sql`EXPLAIN SELECT ${member}`).catch((err: unknown) => {
+    const failure = classifyD1QueryError(err);
+    if (failure.kind === "query")
+      throw validationError(`This cohort's filters cannot be evaluated: ${failure.message}.`, "filters");
+    throw err;
+  });
 }
 
 /**
@@ -184,26 +193,85 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
   return { rows, count: total?.n ?? 0 };
 }
 
-/** The member count of one cohort, computed now (dynamic cohorts are not precalculated here). */
-export async function memberCount(db: Db, projectId: number, cohortId: number): Promise<number> {
-  const member = await cohortMembershipSql(db, projectId);
-  return countPersons(db, projectId, member(cohortId, PERSON_ID));
+/**
+ * The member count of one cohort, computed now (dynamic cohorts are not precalculated here); null
+ * when the stored cohort cannot be evaluated (logged).
+ */
+export async function memberCount(db: Db, projectId: number, cohort: CohortRow): Promise<number | null> {
+  try {
+    const member = await cohortMembershipSql(db, projectId);
+    return await countPersons(db, projectId, member(cohort.id, PERSON_ID));
+  } catch (err) {
+    const reason = unevaluableReason(err);
+    if (reason === undefined) throw err;
+    logUnevaluable(cohort, reason);
+    return null;
+  }
 }
 
-/** Ids of the live cohorts the person belongs to now. */
+/**
+ * The live cohorts the person belongs to now. A cohort that cannot be evaluated (a definition stored
+ * before today's validation, or one D1 refuses to run) is left out and logged: it never takes the
+ * answer for the other cohorts down with it, as a flag that fails to evaluate leaves the others.
+ */
 export async function cohortsContainingPerson(db: Db, projectId: number, personId: number): Promise<CohortRow[]> {
   const live = await liveCohorts(db, projectId);
   if (!live.length) return [];
   const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
+  const checks: { cohort: CohortRow; statement: SQL }[] = [];
+  for (const cohort of live) {
+    try {
+      checks.push({ cohort, statement: sql`SELECT ${member(cohort.id, sql`${personId}`)} AS n` });
+    } catch (err) {
+      const reason = unevaluableReason(err);
+      if (reason === undefined) throw err;
+      logUnevaluable(cohort, reason);
+    }
+  }
   // One round trip: a statement per cohort in one batch.
   const hits = await runBatch<{ n: number }>(
     db,
-    live.map((c) => sql`SELECT ${member(c.id, sql`${personId}`)} AS n`),
-  );
-  return live.filter((_, i) => hits[i].results[0]?.n);
+    checks.map((c) => c.statement),
+  ).catch(async () => {
+    // A failed statement fails the whole batch: run them one by one, leaving out those D1 refuses
+    // for what they are (an outage fails them all and is the caller's 5xx).
+    return Promise.all(
+      checks.map(async ({ cohort, statement }) => {
+        try {
+          return (await runBatch<{ n: number }>(db, [statement]))[0];
+        } catch (err) {
+          const reason = unevaluableReason(err);
+          if (reason === undefined) throw err;
+          logUnevaluable(cohort, reason);
+          return undefined;
+        }
+      }),
+    );
+  });
+  return checks.filter((_, i) => hits[i]?.results[0]?.n).map((c) => c.cohort);
 }
 
-export async function cohortMemberIds(db: Db, projectId: number, cohortId: number, page: Page) {
-  const member = await cohortMembershipSql(db, projectId);
-  return personIdsWhere(db, projectId, member(cohortId, PERSON_ID), page);
+/**
+ * Why a stored cohort cannot be evaluated: its definition's 400 (found while compiling it) or D1
+ * refusing the statement; undefined for anything else (an outage), which stays the caller's failure.
+ */
+function unevaluableReason(err: unknown): string | undefined {
+  if (err instanceof ApiError) return err.status === 400 ? err.detail : undefined;
+  const failure = classifyD1QueryError(err);
+  return failure.kind === "query" ? `${failure.message}.` : undefined;
+}
+
+const logUnevaluable = (cohort: CohortRow, reason: string) =>
+  console.warn(`cohort ${cohort.id} of project ${cohort.projectId} cannot be evaluated, left out: ${reason}`);
+
+/** A page of the cohort's members; a stored cohort that cannot be evaluated is a 400 saying why. */
+export async function cohortMemberIds(db: Db, projectId: number, cohort: CohortRow, page: Page) {
+  try {
+    const member = await cohortMembershipSql(db, projectId);
+    return await personIdsWhere(db, projectId, member(cohort.id, PERSON_ID), page);
+  } catch (err) {
+    const reason = unevaluableReason(err);
+    if (reason === undefined) throw err;
+    throw validationError(`Cohort ${cohort.id} cannot be evaluated: ${reason} Update its filters.`, "filters");
+  }
 }

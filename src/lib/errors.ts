@@ -65,6 +65,24 @@ export const unsupportedMediaType = (contentType: string | undefined) =>
 
 const serverError = () => new ApiError(500, "server_error", "error", "A server error occurred.");
 
+/**
+ * D1 refusing a statement for its size: longer than 100 KB, more than 100 bound parameters, a value
+ * over 2 MB, a LIKE or GLOB pattern over 50 bytes. Statements grow with what a request sends
+ * (filters, their values, the cohorts they name), so this is the request's 400 whatever route ran
+ * it; validation keeps most such input out before any statement is built.
+ */
+const D1_SIZE_LIMIT = /\bSQLITE_TOOBIG\b|too many SQL variables|LIKE or GLOB pattern too complex/;
+
+const tooLargeForD1 = () =>
+  validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
+
+/** Whether D1 refused a statement for its size, looking through wrappers (drizzle's error keeps D1's as its cause). */
+function isD1SizeLimit(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++)
+    if (D1_SIZE_LIMIT.test(e.message)) return true;
+  return false;
+}
+
 /** Turns the first Zod issue into PostHog's validation envelope (`attr` joins nested paths with `__`). */
 export function fromZodError(error: ZodError): ApiError {
   const issue = error.issues[0];
@@ -78,6 +96,7 @@ export function fromZodError(error: ZodError): ApiError {
 export function toApiError(err: unknown, contentType?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof ZodError) return fromZodError(err);
+  if (isD1SizeLimit(err)) return tooLargeForD1();
   if (err instanceof HTTPException) {
     if (err.status === 415) return unsupportedMediaType(contentType);
     if (err.status === 413) return payloadTooLarge(0);

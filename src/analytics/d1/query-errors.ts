@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { type QueryFailure, TRANSIENT } from "../errors";
 
 const QUERY_CODES = /:\s*SQLITE_(ERROR|MISMATCH|TOOBIG|RANGE)\b(\s*\(extended: \w+\))?\s*$/;
@@ -27,6 +28,8 @@ const REWORDED: [RegExp, string][] = [
  * network, storage full, a worker-side exception) is a server failure.
  */
 export function classifyD1QueryError(error: unknown): QueryFailure {
+  // Drizzle wraps D1's error (its query builder's statements): D1's own is the cause.
+  if (error instanceof DrizzleQueryError && error.cause) return classifyD1QueryError(error.cause);
   const raw = (error instanceof Error ? error.message : String(error))
     .replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "")
     .trim();
