@@ -55,7 +55,9 @@ async function main() {
     throw error;
   }
 
-  const server = createServer(createHandler(engine, { credentials, log }));
+  // Query parameters travel in the URL: accept as long a request line as ClickHouse does (http_max_uri_size,
+  // 1 MiB), not Node's 16 KiB header limit, so a query this server refuses is one ClickHouse refuses.
+  const server = createServer({ maxHeaderSize: 1024 * 1024 }, createHandler(engine, { credentials, log }));
   server.on("error", (error) => {
     log(`cannot listen on ${HOST}:${port}: ${error.message}`);
     process.exit(1);

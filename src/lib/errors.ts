@@ -73,7 +73,8 @@ const serverError = () => new ApiError(500, "server_error", "error", "A server e
  */
 const D1_SIZE_LIMIT = /\bSQLITE_TOOBIG\b|too many SQL variables|LIKE or GLOB pattern too complex/;
 
-const tooLargeForD1 = () =>
+/** A statement built from the request that the database would refuse for its size (D1's limits, ClickHouse's URL). */
+export const queryTooLarge = () =>
   validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
 
 /** Whether D1 refused a statement for its size, looking through wrappers (drizzle's error keeps D1's as its cause). */
@@ -96,7 +97,7 @@ export function fromZodError(error: ZodError): ApiError {
 export function toApiError(err: unknown, contentType?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof ZodError) return fromZodError(err);
-  if (isD1SizeLimit(err)) return tooLargeForD1();
+  if (isD1SizeLimit(err)) return queryTooLarge();
   if (err instanceof HTTPException) {
     if (err.status === 415) return unsupportedMediaType(contentType);
     if (err.status === 413) return payloadTooLarge(0);

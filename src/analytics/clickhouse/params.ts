@@ -1,5 +1,7 @@
 import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
 
+const MAX_PARAMS_URL_LENGTH = 1_000_000;
+
 /**
  * The bound values of one ClickHouse analysis statement: each value becomes a typed parameter
  * `{pN:Type}` that ClickHouse substitutes itself, so no request text is ever spliced into SQL. The
@@ -25,6 +27,17 @@ export class ClickHouseParams {
   /** A text parameter (the commonest kind). */
   text(value: string): string {
     return this.bind(value, "String");
+  }
+
+  /**
+   * Whether the parameters fit in the URL they travel in (ClickHouse reads query parameters from the
+   * URL and refuses one over http_max_uri_size, 1 MiB by default), with room for the rest of the URL.
+   */
+  fitInUrl(): boolean {
+    let length = 0;
+    for (const [name, value] of Object.entries(this.values))
+      length += name.length + 8 + encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value)).length;
+    return length <= MAX_PARAMS_URL_LENGTH;
   }
 
   /** An ISO 8601 UTC time as a DateTime64(6, 'UTC') expression. */
