@@ -97,8 +97,15 @@ function distinctIdOf(item: Raw, properties: Raw): string | undefined {
   if (typeof raw === "number" || typeof raw === "boolean") return String(raw);
   if (typeof raw !== "string") return undefined;
   const trimmed = raw.trim();
-  return trimmed.length ? trimmed : undefined;
+  return trimmed.length ? wellFormed(trimmed) : undefined;
 }
+
+/**
+ * A lone UTF-16 surrogate (JSON allows `"\ud800"`) becomes U+FFFD, as storing the text as UTF-8 would
+ * make it: a distinct id is looked up by the text stored, so both must be the same text.
+ */
+const wellFormed = (text: string) =>
+  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 /**
  * PostHog's rule: a client `timestamp` is shifted by the client's clock skew (`now - sent_at`);

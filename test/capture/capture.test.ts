@@ -30,6 +30,20 @@ async function gzip(text: string) {
 }
 
 describe("capture", () => {
+  it("stores a distinct id holding a lone surrogate as U+FFFD, the same person every time", async () => {
+    // JSON.stringify writes the lone surrogate as the escape `\ud800`, as a hostile or buggy client may.
+    const body = JSON.stringify({
+      api_key: project.api_token,
+      batch: [{ event: "odd", distinct_id: "\ud800odd", properties: { $set: { n: 1 } } }],
+    });
+    expect((await post("/batch/", body)).status).toBe(200);
+    expect((await post("/batch/", body)).status).toBe(200);
+    const events = await eventsOf("\ufffdodd");
+    expect(events).toHaveLength(2);
+    expect(events[0].person_id).not.toBeNull();
+    expect(events[1].person_id).toBe(events[0].person_id);
+  });
+
   it("stores a posthog-node style batch and answers {status: 1}", async () => {
     const res = await post(
       "/batch/",
