@@ -1,6 +1,7 @@
 import { validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
 import type { CapturedEvent } from "../persons/ingest/event";
+import { wellFormed } from "../lib/text";
 
 export interface RejectedEvent {
   index: number;
@@ -99,13 +100,6 @@ function distinctIdOf(item: Raw, properties: Raw): string | undefined {
   const trimmed = raw.trim();
   return trimmed.length ? wellFormed(trimmed) : undefined;
 }
-
-/**
- * A lone UTF-16 surrogate (JSON allows `"\ud800"`) becomes U+FFFD, as storing the text as UTF-8 would
- * make it: a distinct id is looked up by the text stored, so both must be the same text.
- */
-const wellFormed = (text: string) =>
-  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 /**
  * PostHog's rule: a client `timestamp` is shifted by the client's clock skew (`now - sent_at`);

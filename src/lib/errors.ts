@@ -73,8 +73,8 @@ const serverError = () => new ApiError(500, "server_error", "error", "A server e
  */
 const D1_SIZE_LIMIT = /\bSQLITE_TOOBIG\b|too many SQL variables|LIKE or GLOB pattern too complex/;
 
-/** A statement built from the request that the database would refuse for its size (D1's limits, ClickHouse's URL). */
-export const queryTooLarge = () =>
+/** A statement built from the request that D1 refuses for its size. */
+const queryTooLarge = () =>
   validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
 
 /** Whether D1 refused a statement for its size, looking through wrappers (drizzle's error keeps D1's as its cause). */

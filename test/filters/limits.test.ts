@@ -105,6 +105,24 @@ describe("property filters", () => {
     expect(funnel.json.results[0].people.map((p: any) => p.distinct_ids[0])).toEqual(["short"]);
   });
 
+  it("runs analysis filters of any size and text (ClickHouse: past the URL's budget, values travel as literals)", async () => {
+    const funnel = (body: Record<string, unknown>) =>
+      call(`/api/environments/${project.id}/persons/funnel/`, {
+        method: "POST",
+        body: { events: [{ id: "x", order: 0 }], date_from: "-7d", funnel_step: 1, ...body },
+      });
+    const needles = Array.from({ length: 900 }, (_, i) => `no-${i}-'\\`).concat(["PRO"]);
+    const big = await funnel({ properties: [{ key: "plan", operator: "icontains", value: needles, type: "person" }] });
+    expect(big.status, big.text.slice(0, 300)).toBe(200);
+    expect(big.json.results[0].people.map((p: any) => p.distinct_ids[0])).toEqual(["long-1"]);
+    const long = await funnel({ properties: [{ key: "email", value: "e".repeat(9_000), type: "person" }] });
+    expect(long.status, long.text.slice(0, 300)).toBe(200);
+    expect(long.json.results[0].people).toEqual([]);
+    const surrogate = await funnel({ events: [{ id: "\ud800", order: 0 }] });
+    expect(surrogate.status, surrogate.text.slice(0, 300)).toBe(200);
+    expect(surrogate.json.results[0].people).toEqual([]);
+  });
+
   it("refuses a regex whose translation D1 cannot run, quoting only an excerpt", async () => {
     expect400(
       await personsWhere([{ key: "email", operator: "regex", value: `^${"a".repeat(60)}` }]),

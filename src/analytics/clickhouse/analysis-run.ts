@@ -1,5 +1,5 @@
 import { ClickHouseError, type ClickHouseClient } from "@clickhouse/client-web";
-import { ApiError, queryTooLarge } from "../../lib/errors";
+import { ApiError } from "../../lib/errors";
 import { queryTimeout } from "../errors";
 import { classifyClickHouseQueryError } from "./query-errors";
 import type { ClickHouseParams } from "./params";
@@ -8,19 +8,18 @@ import type { ClickHouseParams } from "./params";
 const ANALYSIS_SETTINGS = {
   max_execution_time: 30,
   max_memory_usage: "4000000000",
+  // Large filter values and cohort member lists travel in the statement as literals (params.ts).
+  max_query_size: "16777216",
   do_not_merge_across_partitions_select_final: 1,
   output_format_json_quote_64bit_integers: 0,
 } as const;
 
 /**
- * Runs one analysis statement (its SQL is ours; the request only reaches it as bound parameters) and
- * returns its rows. Parameters too long for the URL are a 400 `query_too_large`; a statement past the
- * time limit is D1's 504; a server that is down or busy is a retryable 503; anything else is a 500
- * whose detail is only logged.
+ * Runs one analysis statement (its SQL is ours; the request only reaches it as bound parameters or quoted literals) and
+ * returns its rows. A statement past the time limit is D1's 504; a server that is down or busy is a
+ * retryable 503; anything else is a 500 whose detail is only logged.
  */
 export async function analysisRows<T>(client: ClickHouseClient, query: string, params: ClickHouseParams): Promise<T[]> {
-  // As on D1, a statement too large to send is the request's 400, not the server's failure.
-  if (!params.fitInUrl()) throw queryTooLarge();
   try {
     const result = await client.query({
       query,

@@ -1,17 +1,26 @@
-import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
+import { quoteString, TEAM_PARAM } from "../../hogql/clickhouse/sql";
+import { wellFormed } from "../../lib/text";
 
-const MAX_PARAMS_URL_LENGTH = 1_000_000;
+/**
+ * ClickHouse reads query parameters from the URL, and Cloudflare caps a subrequest's URL at 16 KB:
+ * once the parameters of a statement reach this many bytes, further values travel inside the
+ * statement (the POST body) as quoted literals instead, so no filter, breakdown or cohort of any
+ * size fails for its URL.
+ */
+const URL_BUDGET = 8_000;
 
 /**
  * The bound values of one ClickHouse analysis statement: each value becomes a typed parameter
- * `{pN:Type}` that ClickHouse substitutes itself, so no request text is ever spliced into SQL. The
- * project is always bound as TEAM_PARAM (`{team_id:Int64}`), which the shared reads (the catalog's
- * OVERRIDES) expect.
+ * `{pN:Type}` that ClickHouse substitutes itself, or past the URL budget a quoted literal cast to the
+ * type; request text is never spliced into SQL unquoted. Texts are made well-formed first (a lone
+ * surrogate is U+FFFD, as stored). The project is always bound as TEAM_PARAM (`{team_id:Int64}`),
+ * which the shared reads (the catalog's OVERRIDES) expect.
  */
 export class ClickHouseParams {
   readonly values: Record<string, unknown>;
   readonly team = TEAM_PARAM;
   private next = 0;
+  private urlBytes = 0;
 
   constructor(teamId: number) {
     this.values = { team_id: teamId };
@@ -19,8 +28,11 @@ export class ClickHouseParams {
 
   /** A parameter holding `value` as `type` (e.g. `String`, `Int64`, `Array(String)`), by its placeholder. */
   bind(value: unknown, type: string): string {
+    const safe = wellFormedValue(value);
     const name = `p${this.next++}`;
-    this.values[name] = value;
+    this.urlBytes += name.length + 8 + encodeURIComponent(JSON.stringify(safe) ?? "").length;
+    if (this.urlBytes > URL_BUDGET) return `CAST(${literal(safe)} AS ${type})`;
+    this.values[name] = safe;
     return `{${name}:${type}}`;
   }
 
@@ -29,19 +41,21 @@ export class ClickHouseParams {
     return this.bind(value, "String");
   }
 
-  /**
-   * Whether the parameters fit in the URL they travel in (ClickHouse reads query parameters from the
-   * URL and refuses one over http_max_uri_size, 1 MiB by default), with room for the rest of the URL.
-   */
-  fitInUrl(): boolean {
-    let length = 0;
-    for (const [name, value] of Object.entries(this.values))
-      length += name.length + 8 + encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value)).length;
-    return length <= MAX_PARAMS_URL_LENGTH;
-  }
-
   /** An ISO 8601 UTC time as a DateTime64(6, 'UTC') expression. */
   time(iso: string): string {
     return `parseDateTime64BestEffort(${this.text(iso)}, 6, 'UTC')`;
   }
+}
+
+const wellFormedValue = (value: unknown): unknown =>
+  typeof value === "string" ? wellFormed(value) : Array.isArray(value) ? value.map(wellFormedValue) : value;
+
+/** A value as ClickHouse literal text: quoted strings, numbers, arrays of those, NULL. */
+function literal(value: unknown): string {
+  if (typeof value === "string") return quoteString(value);
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (value === null || value === undefined) return "NULL";
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  throw new Error(`no ClickHouse literal for ${typeof value}`);
 }

@@ -87,13 +87,16 @@ function filterSql(
   const values = filterValues(f);
   // Negative operators also match when the property is not set (PostHog's ifNull(..., 1)).
   const negate = (positive: string) => `(NOT ${isSet} OR NOT ${positive})`;
-  const anyOf = (parts: string[]) => (parts.length ? `(${parts.join(" OR ")})` : "0");
   const among = () => `has(${params.bind(values, "Array(String)")}, ${text})`;
+  // One value inline; several as one array (a term per value would grow the statement past ClickHouse's AST limit).
+  const anyValue = (list: string[], test: (value: string) => string) =>
+    list.length === 1
+      ? test(params.text(list[0]))
+      : `arrayExists(filter_value -> ${test("filter_value")}, ${params.bind(list, "Array(String)")})`;
   // SQLite's LIKE, as D1 compares: case-insensitive for ASCII letters only, as positionCaseInsensitive.
-  const contains = () => anyOf(values.map((v) => `(positionCaseInsensitive(${text}, ${params.text(v)}) > 0)`));
+  const contains = () => anyValue(values, (v) => `(positionCaseInsensitive(${text}, ${v}) > 0)`);
   // The GLOB patterns D1 runs (the same patterns refused), matched as anchored RE2 expressions.
-  const matches = () =>
-    anyOf(values.flatMap((v) => regexGlobs(v)).map((g) => `match(${text}, ${params.text(globToRegex(g))})`));
+  const matches = () => anyValue(values.flatMap((v) => regexGlobs(v)).map(globToRegex), (r) => `match(${text}, ${r})`);
 
   switch (f.operator) {
     case "exact":

@@ -6,9 +6,18 @@ import type { ClickHouseRows } from "./rows";
 const MAX_MESSAGE_BYTES = 120_000;
 const MAX_BATCH_MESSAGES = 100;
 const MAX_BATCH_BYTES = 240_000;
+const encoder = new TextEncoder();
+
+/**
+ * Whether a row whose properties are this JSON text fits in one message, with room for its other
+ * columns (uuids, event name, distinct id, times: well under 2 KB). A larger row cannot be queued.
+ */
+export const fitsInMessage = (propertiesJson: string) =>
+  encoder.encode(propertiesJson).length + 2_000 <= MAX_MESSAGE_BYTES;
+
+export const MAX_QUEUED_ROW_BYTES = MAX_MESSAGE_BYTES - 2_000;
 
 const TABLES = ["events", "person", "person_distinct_id2", "person_distinct_id_overrides"] as const;
-const encoder = new TextEncoder();
 
 /**
  * Hands rows for ClickHouse to the events queue (the consumer inserts them, clickhouse/consumer.ts):

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { CapturedEvent } from "./event";
 import type { IngestPlan } from "./process";
-import type { EventSink } from "./sink";
+import type { EventSink, SinkAttempt } from "./sink";
 import type { PersonDraft } from "./state";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
-import { enqueueRows } from "../../analytics/clickhouse/queue";
+import { enqueueRows, fitsInMessage, MAX_QUEUED_ROW_BYTES } from "../../analytics/clickhouse/queue";
 import {
   type ClickHouseRows,
   distinctIdRow,
@@ -25,41 +25,63 @@ import { finalPerson, writtenVersion } from "./write";
  * and overrides that make its past events read as the target: stored events are never rewritten.
  */
 export const clickhouseEventSink = (env: Env): EventSink => ({
-  prepare: (_db: Db, projectId: number, plan: IngestPlan, events: CapturedEvent[]) => ({
-    // The merged-away persons' distinct ids, read in the batch before the merge moves them: every id
-    // (not only those the events mention) needs an override, and only the batch sees them race-free.
-    first: chunkJson(plan.merges.map((m) => m.source.uuid)).map(
-      (chunk) => sql`SELECT d.distinct_id, p.uuid FROM json_each(${chunk}) j
+  prepare: (_db: Db, projectId: number, plan: IngestPlan, events: CapturedEvent[]) => {
+    refuseUnqueueable(plan, events);
+    return prepared(env, projectId, plan, events);
+  },
+});
+
+/**
+ * Every row travels to ClickHouse in one queue message: a request with an event, or a person it
+ * updates, whose properties exceed a message is refused before anything is written (413), instead
+ * of committing to D1 and then failing to queue on every retry.
+ */
+function refuseUnqueueable(plan: IngestPlan, events: CapturedEvent[]) {
+  const properties = [...events, ...plan.created, ...plan.updated].map((row) => JSON.stringify(row.properties));
+  if (properties.every(fitsInMessage)) return;
+  throw new ApiError(
+    413,
+    "invalid_request",
+    "payload_too_large",
+    `An event, or the person it updates, has more than ${MAX_QUEUED_ROW_BYTES} bytes of properties: the events queue to ClickHouse cannot carry it.`,
+  );
+}
+
+/** The attempt: the reads its mirror needs, then the rows queued once the batch committed. */
+const prepared = (env: Env, projectId: number, plan: IngestPlan, events: CapturedEvent[]): SinkAttempt => ({
+  // The merged-away persons' distinct ids, read in the batch before the merge moves them: every id
+  // (not only those the events mention) needs an override, and only the batch sees them race-free.
+  first: chunkJson(plan.merges.map((m) => m.source.uuid)).map(
+    (chunk) => sql`SELECT d.distinct_id, p.uuid FROM json_each(${chunk}) j
         CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value
         CROSS JOIN person_distinct_ids d ON d.project_id = ${projectId} AND d.person_id = p.id`,
-    ),
-    // The ids D1 gave the persons this batch created (the mirror carries each person's D1 id).
-    last: chunkJson(plan.created.map((p) => p.uuid)).map(
-      (chunk) => sql`SELECT p.id, p.uuid FROM json_each(${chunk}) j
+  ),
+  // The ids D1 gave the persons this batch created (the mirror carries each person's D1 id).
+  last: chunkJson(plan.created.map((p) => p.uuid)).map(
+    (chunk) => sql`SELECT p.id, p.uuid FROM json_each(${chunk}) j
         CROSS JOIN persons p ON p.project_id = ${projectId} AND p.uuid = j.value`,
-    ),
-    async committed(firstResults, lastResults) {
-      const merged = firstResults.flatMap((r) => r.results as { distinct_id: string; uuid: string }[]);
-      const createdIds = new Map(
-        lastResults.flatMap((r) => r.results as { id: number; uuid: string }[]).map((r) => [r.uuid, r.id]),
+  ),
+  async committed(firstResults, lastResults) {
+    const merged = firstResults.flatMap((r) => r.results as { distinct_id: string; uuid: string }[]);
+    const createdIds = new Map(
+      lastResults.flatMap((r) => r.results as { id: number; uuid: string }[]).map((r) => [r.uuid, r.id]),
+    );
+    const rows = mirrorRows(projectId, plan, events, merged, createdIds);
+    try {
+      await enqueueRows(env, rows);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      console.error(`project ${projectId}: queueing ${events.length} event(s) for ClickHouse failed`, err);
+      // The persons are committed; the SDK's retry re-plans them to the same state and queues the
+      // events again (ClickHouse keeps one row per uuid), so nothing is lost (docs/compatibility.md).
+      throw new ApiError(
+        503,
+        "server_error",
+        "queue_unavailable",
+        "The events could not be queued; retry the request.",
       );
-      const rows = mirrorRows(projectId, plan, events, merged, createdIds);
-      try {
-        await enqueueRows(env, rows);
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        console.error(`project ${projectId}: queueing ${events.length} event(s) for ClickHouse failed`, err);
-        // The persons are committed; the SDK's retry re-plans them to the same state and queues the
-        // events again (ClickHouse keeps one row per uuid), so nothing is lost (docs/compatibility.md).
-        throw new ApiError(
-          503,
-          "server_error",
-          "queue_unavailable",
-          "The events could not be queued; retry the request.",
-        );
-      }
-    },
-  }),
+    }
+  },
 });
 
 /** The rows for ClickHouse of one committed ingest: its events and the persons mirror of its writes. */

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, createProject } from "../../helpers";
+import { call, createProject, envelope } from "../../helpers";
 
 import { capture, personUuid, until } from "./queue-helpers";
 
@@ -88,6 +88,32 @@ describe("capture on ClickHouse", () => {
       "SELECT 1 FROM events WHERE team_id = {team:Int64} AND event = '$set'",
       { team: project.id },
       (r) => r.length === 1,
+    );
+  });
+
+  it("refuses an event or person update too large for one queue message before writing anything (413)", async () => {
+    const project = await createProject();
+    const big = "x".repeat(130_000);
+    const res = await call("/batch/", {
+      method: "POST",
+      key: null,
+      body: { api_key: project.api_token, batch: [{ event: "big", distinct_id: "big-1", properties: { big } }] },
+    });
+    expect(res.status, res.text).toBe(413);
+    expect(envelope(res)).toMatchObject({ code: "payload_too_large" });
+    expect(await personUuid(project.id, "big-1")).toBeUndefined();
+
+    await capture("/e/", { token: project.api_token, event: "e", distinct_id: "p1", properties: { $set: { a: 1 } } });
+    const uuid = (await personUuid(project.id, "p1"))!;
+    const before = await env.DB.prepare("SELECT version, properties FROM persons WHERE uuid = ?").bind(uuid).first();
+    const patch = await call(`/api/environments/${project.id}/persons/${uuid}/`, {
+      method: "PATCH",
+      body: { properties: { big } },
+    });
+    expect(patch.status, patch.text).toBe(413);
+    envelope(patch);
+    expect(await env.DB.prepare("SELECT version, properties FROM persons WHERE uuid = ?").bind(uuid).first()).toEqual(
+      before,
     );
   });
 });

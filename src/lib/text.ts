@@ -1,0 +1,7 @@
+/**
+ * Text as it will be stored: a lone UTF-16 surrogate (JSON allows `"\ud800"`) becomes U+FFFD, as
+ * encoding the text to UTF-8 makes it. Text that is looked up again (a distinct id) or sent on (a
+ * ClickHouse parameter, which must be valid UTF-8 in a URL) must be this text from the start.
+ */
+export const wellFormed = (text: string) =>
+  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
