@@ -70,6 +70,7 @@ export default defineConfig(async () => {
               // Oversized filters and unevaluable cohorts answer 4xx on the ClickHouse paths as well.
               "test/filters/limits.test.ts",
               "test/cohorts/unevaluable.test.ts",
+              "test/fuzz/schema-fuzz.test.ts",
             ],
             exclude: ["test/persons-analysis/query-plan.test.ts"],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/clickhouse/worker/setup.ts"],
