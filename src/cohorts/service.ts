@@ -197,16 +197,12 @@ export async function listCohorts(db: Db, projectId: number, page: Page) {
  * The member count of one cohort, computed now (dynamic cohorts are not precalculated here); null
  * when the stored cohort cannot be evaluated (logged).
  */
-export async function memberCount(db: Db, projectId: number, cohort: CohortRow): Promise<number | null> {
-  try {
-    const member = await cohortMembershipSql(db, projectId);
-    return await countPersons(db, projectId, member(cohort.id, PERSON_ID));
-  } catch (err) {
-    const reason = unevaluableReason(err);
-    if (reason === undefined) throw err;
-    logUnevaluable(cohort, reason);
-    return null;
-  }
+export function memberCount(db: Db, projectId: number, cohort: CohortRow): Promise<number | null> {
+  return evaluating(
+    cohort,
+    async () => countPersons(db, projectId, (await cohortMembershipSql(db, projectId))(cohort.id, PERSON_ID)),
+    () => null,
+  );
 }
 
 /**
@@ -220,13 +216,12 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
   const member = membershipOver(projectId, new Map(live.map((c) => [c.id, c])));
   const checks: { cohort: CohortRow; statement: SQL }[] = [];
   for (const cohort of live) {
-    try {
-      checks.push({ cohort, statement: sql`SELECT ${member(cohort.id, sql`${personId}`)} AS n` });
-    } catch (err) {
-      const reason = unevaluableReason(err);
-      if (reason === undefined) throw err;
-      logUnevaluable(cohort, reason);
-    }
+    const statement = await evaluating(
+      cohort,
+      async () => sql`SELECT ${member(cohort.id, sql`${personId}`)} AS n`,
+      () => undefined,
+    );
+    if (statement) checks.push({ cohort, statement });
   }
   // One round trip: a statement per cohort in one batch.
   const hits = await runBatch<{ n: number }>(
@@ -236,42 +231,50 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
     // A failed statement fails the whole batch: run them one by one, leaving out those D1 refuses
     // for what they are (an outage fails them all and is the caller's 5xx).
     return Promise.all(
-      checks.map(async ({ cohort, statement }) => {
-        try {
-          return (await runBatch<{ n: number }>(db, [statement]))[0];
-        } catch (err) {
-          const reason = unevaluableReason(err);
-          if (reason === undefined) throw err;
-          logUnevaluable(cohort, reason);
-          return undefined;
-        }
-      }),
+      checks.map(({ cohort, statement }) =>
+        evaluating(
+          cohort,
+          async () => (await runBatch<{ n: number }>(db, [statement]))[0],
+          () => undefined,
+        ),
+      ),
     );
   });
   return checks.filter((_, i) => hits[i]?.results[0]?.n).map((c) => c.cohort);
 }
 
 /**
- * Why a stored cohort cannot be evaluated: its definition's 400 (found while compiling it) or D1
- * refusing the statement; undefined for anything else (an outage), which stays the caller's failure.
+ * Runs `work` on a stored cohort; when the cohort cannot be evaluated (its definition's 400, found
+ * while compiling it, or D1 refusing the statement) the reason is logged and `unevaluable` answers
+ * instead. Anything else (an outage) stays the caller's failure.
  */
-function unevaluableReason(err: unknown): string | undefined {
-  if (err instanceof ApiError) return err.status === 400 ? err.detail : undefined;
-  const failure = classifyD1QueryError(err);
-  return failure.kind === "query" ? `${failure.message}.` : undefined;
+async function evaluating<T>(
+  cohort: CohortRow,
+  work: () => Promise<T>,
+  unevaluable: (reason: string) => T,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    let reason: string | undefined;
+    if (err instanceof ApiError) reason = err.status === 400 ? err.detail : undefined;
+    else {
+      const failure = classifyD1QueryError(err);
+      reason = failure.kind === "query" ? `${failure.message}.` : undefined;
+    }
+    if (reason === undefined) throw err;
+    console.warn(`cohort ${cohort.id} of project ${cohort.projectId} cannot be evaluated: ${reason}`);
+    return unevaluable(reason);
+  }
 }
 
-const logUnevaluable = (cohort: CohortRow, reason: string) =>
-  console.warn(`cohort ${cohort.id} of project ${cohort.projectId} cannot be evaluated, left out: ${reason}`);
-
 /** A page of the cohort's members; a stored cohort that cannot be evaluated is a 400 saying why. */
-export async function cohortMemberIds(db: Db, projectId: number, cohort: CohortRow, page: Page) {
-  try {
-    const member = await cohortMembershipSql(db, projectId);
-    return await personIdsWhere(db, projectId, member(cohort.id, PERSON_ID), page);
-  } catch (err) {
-    const reason = unevaluableReason(err);
-    if (reason === undefined) throw err;
-    throw validationError(`Cohort ${cohort.id} cannot be evaluated: ${reason} Update its filters.`, "filters");
-  }
+export function cohortMemberIds(db: Db, projectId: number, cohort: CohortRow, page: Page) {
+  return evaluating(
+    cohort,
+    async () => personIdsWhere(db, projectId, (await cohortMembershipSql(db, projectId))(cohort.id, PERSON_ID), page),
+    (reason) => {
+      throw validationError(`Cohort ${cohort.id} cannot be evaluated: ${reason} Update its filters.`, "filters");
+    },
+  );
 }

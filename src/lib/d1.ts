@@ -1,6 +1,10 @@
 import { is, SQL } from "drizzle-orm";
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import type { Db } from "../db/client";
 import { renderSql } from "./sql";
+
+/** D1's own error behind a failed query: drizzle's query builder wraps it (as the cause). */
+export const d1ErrorOf = (err: unknown): unknown => (err instanceof DrizzleQueryError && err.cause ? err.cause : err);
 
 /** A statement of an atomic group: a drizzle query builder, or hand-written SQL (drizzle's `sql` template). */
 export type BatchItem = SQL | { toSQL(): { sql: string; params: unknown[] } };

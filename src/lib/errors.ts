@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
+import { d1ErrorOf } from "./d1";
 
 /** PostHog's error envelope (drf-exceptions-hog): every failure answers in this shape. */
 export type ErrorType =
@@ -77,11 +78,10 @@ const D1_SIZE_LIMIT = /\bSQLITE_TOOBIG\b|too many SQL variables|LIKE or GLOB pat
 const queryTooLarge = () =>
   validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
 
-/** Whether D1 refused a statement for its size, looking through wrappers (drizzle's error keeps D1's as its cause). */
+/** Whether D1 refused a statement for its size. */
 function isD1SizeLimit(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++)
-    if (D1_SIZE_LIMIT.test(e.message)) return true;
-  return false;
+  const error = d1ErrorOf(err);
+  return error instanceof Error && D1_SIZE_LIMIT.test(error.message);
 }
 
 /** Turns the first Zod issue into PostHog's validation envelope (`attr` joins nested paths with `__`). */

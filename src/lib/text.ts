@@ -5,3 +5,6 @@
  */
 export const wellFormed = (text: string) =>
   text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+
+/** At most 100 characters of user text, for quoting it in an error message. */
+export const excerpt = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);

@@ -1,3 +1,4 @@
+import { quoteString } from "../../hogql/clickhouse/sql";
 import { type FunnelBreakdown, type FunnelSpec, noBreakdownValue } from "../queries";
 import { analysisEvents, eventFilterColumns, readsPerson } from "./analysis-events";
 import { LATEST_PERSONS } from "./analysis-persons";
@@ -224,8 +225,7 @@ function personBreakdown(bd: FunnelBreakdown, params: ClickHouseParams): string 
   return bd.list ? `if(${isSet}, ${value}, ${noneOf(bd)})` : value;
 }
 
-const noneOf = (bd: FunnelBreakdown) =>
-  `CAST(${JSON.stringify(noBreakdownValue(bd)).replace(/"/g, "'")} AS Array(String))`;
+const noneOf = (bd: FunnelBreakdown) => `CAST([${noBreakdownValue(bd).map(quoteString).join(", ")}] AS Array(String))`;
 
 /**
  * A breakdown's value in a properties column: one property's text ('' when not set), or for a list

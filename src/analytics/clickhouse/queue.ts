@@ -8,14 +8,12 @@ const MAX_BATCH_MESSAGES = 100;
 const MAX_BATCH_BYTES = 240_000;
 const encoder = new TextEncoder();
 
-/**
- * Whether a row whose properties are this JSON text fits in one message, with room for its other
- * columns (uuids, event name, distinct id, times: well under 2 KB). A larger row cannot be queued.
- */
-export const fitsInMessage = (propertiesJson: string) =>
-  encoder.encode(propertiesJson).length + 2_000 <= MAX_MESSAGE_BYTES;
+/** A row's properties JSON must leave room in its message for the other columns (uuids, names, times: well under 2 KB). */
+export const MAX_QUEUED_PROPERTIES_BYTES = MAX_MESSAGE_BYTES - 2_000;
 
-export const MAX_QUEUED_ROW_BYTES = MAX_MESSAGE_BYTES - 2_000;
+/** Whether a row whose properties are this JSON text fits in one message; a larger row cannot be queued. */
+export const fitsInMessage = (propertiesJson: string) =>
+  encoder.encode(propertiesJson).length <= MAX_QUEUED_PROPERTIES_BYTES;
 
 const TABLES = ["events", "person", "person_distinct_id2", "person_distinct_id_overrides"] as const;
 

@@ -1,4 +1,4 @@
-import { DrizzleQueryError } from "drizzle-orm/errors";
+import { d1ErrorOf } from "../../lib/d1";
 import { type QueryFailure, TRANSIENT } from "../errors";
 
 const QUERY_CODES = /:\s*SQLITE_(ERROR|MISMATCH|TOOBIG|RANGE)\b(\s*\(extended: \w+\))?\s*$/;
@@ -27,9 +27,8 @@ const REWORDED: [RegExp, string][] = [
  * data: the caller's 400 with a cleaned message. Everything else (D1 overloaded, reset, timed out,
  * network, storage full, a worker-side exception) is a server failure.
  */
-export function classifyD1QueryError(error: unknown): QueryFailure {
-  // Drizzle wraps D1's error (its query builder's statements): D1's own is the cause.
-  if (error instanceof DrizzleQueryError && error.cause) return classifyD1QueryError(error.cause);
+export function classifyD1QueryError(failed: unknown): QueryFailure {
+  const error = d1ErrorOf(failed);
   const raw = (error instanceof Error ? error.message : String(error))
     .replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "")
     .trim();

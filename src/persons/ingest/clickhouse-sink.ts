@@ -5,7 +5,7 @@ import type { EventSink, SinkAttempt } from "./sink";
 import type { PersonDraft } from "./state";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
-import { enqueueRows, fitsInMessage, MAX_QUEUED_ROW_BYTES } from "../../analytics/clickhouse/queue";
+import { enqueueRows, fitsInMessage, MAX_QUEUED_PROPERTIES_BYTES } from "../../analytics/clickhouse/queue";
 import {
   type ClickHouseRows,
   distinctIdRow,
@@ -26,8 +26,10 @@ import { finalPerson, writtenVersion } from "./write";
  */
 export const clickhouseEventSink = (env: Env): EventSink => ({
   prepare: (_db: Db, projectId: number, plan: IngestPlan, events: CapturedEvent[]) => {
-    refuseUnqueueable(plan, events);
-    return prepared(env, projectId, plan, events);
+    // Serialized once: checked here, then queued as they are.
+    const eventProperties = events.map((e) => JSON.stringify(e.properties));
+    refuseUnqueueable(plan, eventProperties);
+    return prepared(env, projectId, plan, events, eventProperties);
   },
 });
 
@@ -36,19 +38,25 @@ export const clickhouseEventSink = (env: Env): EventSink => ({
  * updates, whose properties exceed a message is refused before anything is written (413), instead
  * of committing to D1 and then failing to queue on every retry.
  */
-function refuseUnqueueable(plan: IngestPlan, events: CapturedEvent[]) {
-  const properties = [...events, ...plan.created, ...plan.updated].map((row) => JSON.stringify(row.properties));
-  if (properties.every(fitsInMessage)) return;
+function refuseUnqueueable(plan: IngestPlan, eventProperties: string[]) {
+  const persons = [...plan.created, ...plan.updated].map((p) => JSON.stringify(p.properties));
+  if ([...eventProperties, ...persons].every(fitsInMessage)) return;
   throw new ApiError(
     413,
     "invalid_request",
     "payload_too_large",
-    `An event, or the person it updates, has more than ${MAX_QUEUED_ROW_BYTES} bytes of properties: the events queue to ClickHouse cannot carry it.`,
+    `An event, or the person it updates, has more than ${MAX_QUEUED_PROPERTIES_BYTES} bytes of properties: the events queue to ClickHouse cannot carry it.`,
   );
 }
 
 /** The attempt: the reads its mirror needs, then the rows queued once the batch committed. */
-const prepared = (env: Env, projectId: number, plan: IngestPlan, events: CapturedEvent[]): SinkAttempt => ({
+const prepared = (
+  env: Env,
+  projectId: number,
+  plan: IngestPlan,
+  events: CapturedEvent[],
+  eventProperties: string[],
+): SinkAttempt => ({
   // The merged-away persons' distinct ids, read in the batch before the merge moves them: every id
   // (not only those the events mention) needs an override, and only the batch sees them race-free.
   first: chunkJson(plan.merges.map((m) => m.source.uuid)).map(
@@ -66,7 +74,7 @@ const prepared = (env: Env, projectId: number, plan: IngestPlan, events: Capture
     const createdIds = new Map(
       lastResults.flatMap((r) => r.results as { id: number; uuid: string }[]).map((r) => [r.uuid, r.id]),
     );
-    const rows = mirrorRows(projectId, plan, events, merged, createdIds);
+    const rows = mirrorRows(projectId, plan, events, eventProperties, merged, createdIds);
     try {
       await enqueueRows(env, rows);
     } catch (err) {
@@ -89,6 +97,7 @@ function mirrorRows(
   projectId: number,
   plan: IngestPlan,
   events: CapturedEvent[],
+  eventProperties: string[],
   merged: { distinct_id: string; uuid: string }[],
   createdIds: Map<string, number>,
 ): ClickHouseRows {
@@ -109,7 +118,7 @@ function mirrorRows(
         team_id: projectId,
         event: e.event,
         distinct_id: e.distinctId,
-        properties: JSON.stringify(e.properties),
+        properties: eventProperties[index],
         timestamp: e.timestamp,
         created_at: createdAt(index),
         person_id: owner ? finalPerson(owner).uuid : null,

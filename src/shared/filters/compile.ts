@@ -1,6 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import { validationError } from "../../lib/errors";
+import { containsText } from "../../lib/contains-text";
 import { jsonPathKey } from "../../lib/json";
+import { excerpt } from "../../lib/text";
 import { relativeDate } from "./dates";
 import { regexToGlobs, UnsupportedRegex } from "./regex";
 import { isGroup, type FilterGroup, type PropertyFilter } from "./types";
@@ -122,12 +124,11 @@ export function filterDate(operator: string, values: string[]) {
 }
 
 /*
- * Contains is `instr` over lowered texts, what LIKE '%v%' means in SQLite (ASCII letters without
- * case): D1 refuses LIKE patterns over 50 bytes. Several values travel as one JSON parameter,
- * whatever their number, since D1 binds at most 100 parameters to a statement.
+ * Contains as search boxes do it (containsText: no LIKE pattern, which D1 refuses over 50 bytes).
+ * Several values travel as one JSON parameter, whatever their number, since D1 binds at most 100
+ * parameters to a statement.
  */
-const containsAny = (text: SQL, values: string[]) =>
-  anyValue(values, (v) => sql`instr(lower(${text}), lower(${v})) > 0`);
+const containsAny = (text: SQL, values: string[]) => anyValue(values, (v) => containsText(text, v));
 const globsAny = (text: SQL, values: string[]) =>
   anyValue(
     values.flatMap((v) => regexGlobs(v)),
@@ -138,9 +139,6 @@ function anyValue(values: string[], test: (value: SQL) => SQL): SQL {
   if (values.length === 1) return sql`(${test(sql`${values[0]}`)})`;
   return sql`EXISTS (SELECT 1 FROM json_each(${JSON.stringify(values)}) filter_value WHERE ${test(sql.raw("filter_value.value"))})`;
 }
-
-/** At most 100 characters of user text quoted in an error message. */
-const excerpt = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
 
 /**
  * A regex filter's pattern as GLOB patterns (regex.ts), or the 400 naming it when it uses what the

@@ -13,10 +13,11 @@ type Token =
 type Alt = Token[];
 
 const MAX_ALTERNATIVES = 64;
-/** Longer patterns are refused before parsing: none could translate (see MAX_GLOB_BYTES) and parsing is quadratic. */
+/** Longer patterns are refused before parsing, which is quadratic in the length. */
 const MAX_PATTERN_LENGTH = 1000;
 /** D1 refuses GLOB (and LIKE) patterns longer than this many bytes, so a longer translation cannot run. */
 const MAX_GLOB_BYTES = 50;
+const encoder = new TextEncoder();
 
 export class UnsupportedRegex extends Error {}
 
@@ -43,7 +44,7 @@ function toGlob(alt: Alt): string {
     else if (t.k === "class") out += t.glob;
   }
   const glob = anchoredEnd ? out : `${out}*`;
-  if (new TextEncoder().encode(glob).length > MAX_GLOB_BYTES)
+  if (encoder.encode(glob).length > MAX_GLOB_BYTES)
     throw new UnsupportedRegex(`more than ${MAX_GLOB_BYTES} bytes of pattern in one alternative`);
   return glob;
 }

@@ -1,5 +1,6 @@
 import { validationError } from "../../lib/errors";
 import { isObject } from "../../lib/json";
+import { excerpt } from "../../lib/text";
 
 export const OPERATORS = [
   "exact",
@@ -44,11 +45,11 @@ export const isGroup = (node: PropertyFilter | FilterGroup): node is FilterGroup
 const MAX_DEPTH = 6;
 const MAX_FILTERS = 50;
 /** PostHog's property definitions hold names of at most 400 characters. */
-export const MAX_KEY_LENGTH = 400;
+const MAX_KEY_LENGTH = 400;
 /** One value of a filter (a string, or the JSON text of anything else). */
-export const MAX_VALUE_LENGTH = 10_000;
+const MAX_VALUE_LENGTH = 10_000;
 /** PostHog's limit on a list value (feature flags' "Property group expressions ... 1000 values"). */
-export const MAX_LIST_VALUES = 1000;
+const MAX_LIST_VALUES = 1000;
 
 /**
  * The size limits every property filter obeys, wherever it is used (flags, cohorts, persons and
@@ -56,7 +57,7 @@ export const MAX_LIST_VALUES = 1000;
  * Oversized keys and values are refused as a 400 naming `attr`.
  */
 export function checkFilterSize(key: string, value: unknown, attr: string) {
-  const quoted = key.length > 100 ? `${key.slice(0, 100)}…` : key;
+  const quoted = excerpt(key);
   if (key.length > MAX_KEY_LENGTH)
     throw validationError(`Property filter keys are at most ${MAX_KEY_LENGTH} characters ("${quoted}").`, attr);
   const values = Array.isArray(value) ? value : [value];
