@@ -36,6 +36,7 @@ export default defineConfig(async () => {
                   ROOT_API_KEY: TEST_ROOT_API_KEY,
                   CLICKHOUSE_URL: CLICKHOUSE_TEST_SERVER.url,
                   CLICKHOUSE_DATABASE: CLICKHOUSE_TEST_SERVER.workerDatabase,
+                  TEST_DEPLOYMENT_ID: CLICKHOUSE_TEST_SERVER.workerDeployment,
                 },
                 queueProducers: { EVENTS_QUEUE: { queueName: "edgehog-events" } },
                 queueConsumers: {

@@ -1,10 +1,27 @@
-// `npm run clickhouse:migrate`: applies clickhouse/migrations/ to the ClickHouse named by the environment.
+// `npm run clickhouse:migrate`: applies clickhouse/migrations/ to the ClickHouse named by the environment, and
+// binds that database to this deployment (docs/operations.md, "A ClickHouse database belongs to one deployment").
 //   CLICKHOUSE_URL       the server's HTTP interface, e.g. http://127.0.0.1:8123 (required)
 //   CLICKHOUSE_USER      optional user and password
 //   CLICKHOUSE_PASSWORD
 //   CLICKHOUSE_DATABASE  the database, created if missing (default: default)
-// Running it again applies only what is new; with nothing new it changes nothing.
+// The deployment is the one whose D1 wrangler.toml names (binding DB): its remote database, or with
+// `--local` the local one of `npm run dev` (`--persist-to DIR` for another local state). A database bound to
+// another deployment is refused, changing nothing, unless `--adopt` rebinds it to this one (after restoring
+// this deployment's D1 from a backup). Running it again applies only what is new; with nothing new it changes
+// nothing. WRANGLER_BIN names another wrangler entry point to run (default: the project's own).
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { migrate, MigrationError } from "./lib/clickhouse-migrations.mjs";
+import { ROOT } from "./lib/local-worker.mjs";
+
+const { values: flags } = parseArgs({
+  options: {
+    local: { type: "boolean", default: false },
+    "persist-to": { type: "string" },
+    adopt: { type: "boolean", default: false },
+  },
+});
 
 const url = process.env.CLICKHOUSE_URL;
 if (!url) {
@@ -21,12 +38,16 @@ const database = process.env.CLICKHOUSE_DATABASE || "default";
 const parsed = URL.canParse(url) ? new URL(url) : null;
 const where = parsed ? `${parsed.protocol}//${parsed.host}${parsed.pathname}` : url;
 console.log(`ClickHouse at ${where}, database ${database}`);
+const deployment = d1Identity();
+console.log(`deployment ${deployment} (${flags.local ? "local" : "remote"} D1)`);
 try {
   const { applied, skipped } = await migrate({
     url,
     username: process.env.CLICKHOUSE_USER,
     password: process.env.CLICKHOUSE_PASSWORD,
     database,
+    deployment,
+    adopt: flags.adopt,
     log: (line) => console.log(line),
   });
   const already = skipped.length ? ` (${skipped.length} applied before)` : "";
@@ -37,5 +58,38 @@ try {
   );
 } catch (error) {
   console.error(error instanceof MigrationError ? `migration failed: ${error.message}` : error);
+  process.exit(1);
+}
+
+/** This deployment's identity: the row of its D1's `deployment` table, read through wrangler. */
+function d1Identity() {
+  const where = flags.local ? "--local" : "--remote";
+  const args = ["d1", "execute", "DB", where, "--json", "--command", "SELECT id FROM deployment"];
+  if (flags["persist-to"]) args.push("--persist-to", flags["persist-to"]);
+  const wrangler = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+  const result = spawnSync(process.execPath, [wrangler, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`;
+  let id;
+  if (result.status === 0) {
+    try {
+      const json = JSON.parse(result.stdout.slice(result.stdout.search(/^[[{]/m)));
+      id = (Array.isArray(json) ? json.at(-1) : json)?.results?.[0]?.id;
+    } catch {}
+  }
+  if (typeof id === "string" && id) return id;
+  if (/no such table: deployment/.test(output) || result.status === 0)
+    console.error(
+      `This deployment's D1 has no identity yet: apply its migrations first (npx wrangler d1 migrations apply DB ${where}), then run this again.`,
+    );
+  else
+    console.error(
+      `${output.trim()}\n\nCould not read this deployment's identity from its ${flags.local ? "local" : "remote"} D1 ` +
+        `(wrangler ${args.slice(0, 4).join(" ")} failed).` +
+        (flags.local ? "" : " Log in with npx wrangler login, or use --local for npm run dev's local D1."),
+    );
   process.exit(1);
 }

@@ -3,13 +3,14 @@
 // the assets.
 // `npm run dev -- --clickhouse`: events in ClickHouse as in a ClickHouse deployment. It also serves
 // local ClickHouse (chdb: `npm run clickhouse:install` once) on 127.0.0.1:8123 (or $CLICKHOUSE_PORT)
-// with its data in .clickhouse/, applies the ClickHouse migrations, and runs the worker with
+// with its data in .clickhouse/, applies the ClickHouse migrations (binding .clickhouse/ to the local D1, and
+// stopping with what to do when it belongs to another: docs/operations.md), and runs the worker with
 // CLICKHOUSE_URL naming it and the events queue bound (wrangler.clickhouse.toml, generated here
 // from wrangler.toml; wrangler runs the queue and its consumer locally).
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { migrate } from "./lib/clickhouse-migrations.mjs";
+import { boundDeployment, holdsData, migrate } from "./lib/clickhouse-migrations.mjs";
 import { startLocalClickHouse } from "./lib/local-clickhouse.mjs";
 import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
 import { withEventQueues } from "./lib/wrangler-config.mjs";
@@ -85,6 +86,7 @@ async function serve(signal) {
   const firstProject = async () =>
     (await executeSqlAsync("SELECT id, name, api_token FROM projects ORDER BY id LIMIT 1", { signal }))[0];
   let project = await firstProject();
+  const freshD1 = !project;
   if (!project) {
     const token = `phc_${base62(43)}`;
     await executeSqlAsync(`INSERT INTO projects (name, api_token) VALUES ('Default project', '${token}')`, { signal });
@@ -104,17 +106,19 @@ async function serve(signal) {
     }
   }
   try {
-    return await serveWorker(signal, project, rootKey, clickhouse);
+    return await serveWorker(signal, project, rootKey, clickhouse, freshD1);
   } finally {
     await clickhouse?.stop();
   }
 }
 
-async function serveWorker(signal, project, rootKey, clickhouse) {
+async function serveWorker(signal, project, rootKey, clickhouse, freshD1) {
   const options = {};
   if (clickhouse) {
+    const [{ id: deployment }] = await executeSqlAsync("SELECT id FROM deployment", { signal });
+    if (!(await sameDeployment(clickhouse.url, deployment, freshD1))) return 1;
     console.log("Applying ClickHouse migrations...");
-    await migrate({ url: clickhouse.url, database: "default", log: () => {} });
+    await migrate({ url: clickhouse.url, database: "default", deployment, log: () => {} });
     // At the root, so the paths in it (src/, drizzle/, public/) and wrangler's local state stay the same.
     options.config = join(ROOT, "wrangler.clickhouse.toml");
     writeFileSync(options.config, withEventQueues(readFileSync(join(ROOT, "wrangler.toml"), "utf8")));
@@ -136,6 +140,28 @@ edgehog is starting at ${url}
   const code = await worker.exited;
   await worker.stop();
   return code ?? 0;
+}
+
+/**
+ * Whether local ClickHouse (.clickhouse/) belongs with the local D1 (.wrangler/state): bound to its identity,
+ * or not bound yet and either empty or beside a D1 that is not new. Otherwise (a fresh D1 beside an old
+ * .clickhouse/, e.g. after removing .wrangler/) its new projects would read the old ones' events: says so,
+ * with the command that resets both, and deletes nothing.
+ */
+async function sameDeployment(url, deployment, freshD1) {
+  const bound = await boundDeployment({ url });
+  if (bound === deployment) return true;
+  if (bound === null && !(freshD1 && (await holdsData({ url })))) return true;
+  console.error(`
+Local ClickHouse (.clickhouse/) holds the events of another local D1: ${
+    bound ? `it belongs to deployment ${bound}, and this D1 is ${deployment}` : "this D1 was just created"
+  }.
+Serving both would show the old projects' events to the new ones, so nothing is started (and nothing deleted).
+To start over with both empty:
+
+  rm -rf .clickhouse .wrangler/state && npm run dev -- --clickhouse
+`);
+  return false;
 }
 
 /** Calls `onGone` once this process's parent has exited. */

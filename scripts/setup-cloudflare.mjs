@@ -1,13 +1,14 @@
 // `npm run setup:cloudflare`: deploys edgehog to the Cloudflare account wrangler is logged in to,
 // in one step and with no ids to copy by hand. Safe to run again: it reuses what exists.
 //   1. finds or creates the D1 database and the KV namespace, and writes their ids into wrangler.toml;
-//   2. applies the D1 migrations to the remote database;
+//   2. applies the D1 migrations to the remote database (the first run creates the deployment's identity);
 //   3. deploys the worker (wrangler's [build] step builds the assets), and on the first deployment
 //      uploads a fresh root API key as the ROOT_API_KEY secret and prints it, once.
 // With `-- --clickhouse` (events in ClickHouse, docs/operations.md "Running on ClickHouse"), before
 // deploying it also finds or creates the events queue and its dead-letter queue, adds their
 // producer and consumer to wrangler.toml, and applies the ClickHouse migrations to the server
-// CLICKHOUSE_URL (with CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE) names, if set here.
+// CLICKHOUSE_URL (with CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE) names, if set here,
+// binding that database to this deployment (it refuses one that belongs to another).
 // WRANGLER_BIN names another wrangler entry point to run (default: the project's own).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -103,6 +104,9 @@ if (kv.id) {
   writeFileSync(configPath, toml);
 }
 
+step("Applying D1 migrations to the remote database");
+wrangler(["d1", "migrations", "apply", "DB", "--remote"]);
+
 if (clickhouse) {
   step("Queues for ClickHouse ingestion");
   const { events, deadLetter } = eventQueues(name);
@@ -124,9 +128,11 @@ if (clickhouse) {
 
   step("ClickHouse migrations");
   if (process.env.CLICKHOUSE_URL) {
+    // After D1's migrations: the ClickHouse database is bound to the identity they created.
     const migrated = spawnSync(process.execPath, [join(ROOT, "scripts", "clickhouse-migrate.mjs")], {
       cwd,
       stdio: "inherit",
+      env: { ...process.env, WRANGLER_BIN: wranglerBin },
     });
     if (migrated.status !== 0) {
       console.error(
@@ -142,9 +148,6 @@ if (clickhouse) {
     );
   }
 }
-
-step("Applying D1 migrations to the remote database");
-wrangler(["d1", "migrations", "apply", "DB", "--remote"]);
 
 step("Deploying the worker");
 const secrets = wrangler(["secret", "list", "--format", "json"], { capture: true, allowFailure: true });

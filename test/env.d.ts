@@ -5,6 +5,8 @@ declare namespace Cloudflare {
     ENDPOINT_MATERIALIZER: DurableObjectNamespace;
     ROOT_API_KEY: string;
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** The ClickHouse suite: the deployment identity its ClickHouse database is bound to. */
+    TEST_DEPLOYMENT_ID: string;
   }
 }
 

@@ -21,7 +21,35 @@ export interface MigrateOptions {
   password?: string;
   database?: string;
   dir?: string;
+  /** The deployment's identity (D1's `deployment` table): binds the database to it, refusing another's. */
+  deployment?: string;
+  /** Rebinds a database bound to another deployment to this one (a restored D1 backup). */
+  adopt?: boolean;
   log?: (line: string) => void;
 }
 
-export declare function migrate(options: MigrateOptions): Promise<{ applied: string[]; skipped: string[] }>;
+export interface Binding {
+  deployment: string;
+  previous: string | null;
+  changed: boolean;
+}
+
+export declare function migrate(
+  options: MigrateOptions,
+): Promise<{ applied: string[]; skipped: string[]; binding: Binding | null }>;
+
+export interface DatabaseOptions {
+  url: string;
+  username?: string;
+  password?: string;
+  database?: string;
+}
+
+export declare function boundDeployment(options: DatabaseOptions): Promise<string | null>;
+
+export declare function holdsData(options: DatabaseOptions): Promise<boolean>;
+
+export declare class DeploymentMismatch extends MigrationError {
+  readonly bound: string;
+  readonly deployment: string;
+}

@@ -96,11 +96,26 @@ ORDER BY version`;
  * Creates the database if it is missing, then applies the migrations of `dir` not yet recorded in its
  * `schema_migrations`, in order, recording each once all its statements succeeded. Stops at the first failure
  * (a MigrationError naming the file and statement), leaving that migration unrecorded.
+ *
+ * With `deployment` (the identity in the deployment's D1, its `deployment` table), the database is bound to
+ * that deployment: a database bound to no deployment yet is bound now; one bound to another deployment is
+ * refused before anything is applied (a DeploymentMismatch), unless `adopt` rebinds it to this one.
  * @param {{ url: string, username?: string, password?: string, database?: string, dir?: string,
- *   log?: (line: string) => void }} options
- * @returns {Promise<{ applied: string[], skipped: string[] }>} names of the migrations applied now and before
+ *   deployment?: string, adopt?: boolean, log?: (line: string) => void }} options
+ * @returns {Promise<{ applied: string[], skipped: string[],
+ *   binding: { deployment: string, previous: string | null, changed: boolean } | null }>}
+ *   names of the migrations applied now and before, and the binding when `deployment` was given
  */
-export async function migrate({ url, username, password, database = "default", dir = MIGRATIONS_DIR, log = () => {} }) {
+export async function migrate({
+  url,
+  username,
+  password,
+  database = "default",
+  dir = MIGRATIONS_DIR,
+  deployment,
+  adopt = false,
+  log = () => {},
+}) {
   const migrations = listMigrations(dir);
   const credentials = { ...(username ? { username } : {}), ...(password ? { password } : {}) };
   const admin = createClient({ url, ...credentials });
@@ -113,6 +128,9 @@ export async function migrate({ url, username, password, database = "default", d
   }
   const client = createClient({ url, database, ...credentials });
   try {
+    const previous = deployment ? await boundTo(client) : null;
+    if (deployment && previous && previous !== deployment && !adopt)
+      throw new DeploymentMismatch(database, previous, deployment);
     await client.command({ query: SCHEMA_MIGRATIONS });
     const recorded = await client.query({
       query: "SELECT version, name FROM schema_migrations FINAL",
@@ -150,9 +168,86 @@ export async function migrate({ url, username, password, database = "default", d
       });
       applied.push(migration.name);
     }
-    return { applied, skipped };
+    if (!deployment) return { applied, skipped, binding: null };
+    const changed = previous !== deployment;
+    if (changed) {
+      await client.insert({
+        table: "deployment",
+        values: [{ id: deployment, how: previous ? "adopt" : "migrate" }],
+        format: "JSONEachRow",
+      });
+      log(
+        previous ? `adopted: bound to deployment ${deployment} (was ${previous})` : `bound to deployment ${deployment}`,
+      );
+    }
+    return { applied, skipped, binding: { deployment, previous, changed } };
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * The deployment a ClickHouse database is bound to: the identity of the last binding in its `deployment`
+ * table, or null when it has none (a new database, or one migrated before bindings existed).
+ * @param {{ url: string, username?: string, password?: string, database?: string }} options
+ * @returns {Promise<string | null>}
+ */
+export async function boundDeployment({ url, username, password, database = "default" }) {
+  const client = createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+  try {
+    return await boundTo(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Whether the database holds any event or person (of any project): data that belongs to some deployment. */
+export async function holdsData({ url, username, password, database = "default" }) {
+  const client = createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+  try {
+    const rows = await client.query({
+      query: "SELECT (SELECT count() FROM events) + (SELECT count() FROM person) AS n",
+      format: "JSONEachRow",
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+    const [{ n }] = await rows.json();
+    return Number(n) > 0;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+/** ClickHouse's error for a table or database that does not exist (yet). */
+const isMissing = (error) => ["UNKNOWN_TABLE", "UNKNOWN_DATABASE"].includes(error?.type);
+
+async function boundTo(client) {
+  try {
+    const result = await client.query({
+      query: "SELECT id FROM deployment ORDER BY bound_at DESC LIMIT 1",
+      format: "JSONEachRow",
+    });
+    return (await result.json())[0]?.id ?? null;
+  } catch (error) {
+    // No binding table (migrated before it existed) or no database yet: bound to nothing.
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** The database belongs to another deployment: the migrator changes nothing. */
+export class DeploymentMismatch extends MigrationError {
+  constructor(database, bound, deployment) {
+    super(
+      `database ${database} belongs to another deployment (${bound}); this deployment's D1 is ${deployment}.\n` +
+        "Nothing was changed. Point CLICKHOUSE_DATABASE at this deployment's own database (a new name is created),\n" +
+        "or, if this D1 is a restored backup of that deployment, bind the database to it with --adopt\n" +
+        '(docs/operations.md, "A ClickHouse database belongs to one deployment").',
+    );
+    this.bound = bound;
+    this.deployment = deployment;
   }
 }
 

@@ -16,10 +16,15 @@ export const queryTimeout = () =>
  * What a failed query means for the caller, as each engine classifies its own errors
  * (`AnalyticsStore.classifyError`): a deterministic outcome of the query over the data is the
  * caller's 400 with a message safe to show (no internal names); anything else (the database
- * overloaded, unreachable, timed out, misconfigured, a worker-side exception) is ours, a 5xx the
- * client may retry when `retryable`, its detail only in our logs.
+ * overloaded, unreachable, timed out, a worker-side exception) is ours, a 5xx the client may retry
+ * when `retryable`, its detail only in our logs. A deployment whose settings are wrong (its
+ * ClickHouse database belongs to another deployment) is `misconfigured`: a 500 whose detail, written
+ * for its operator, is shown. Plain data, so it crosses from the materializer Durable Object intact.
  */
-export type QueryFailure = { kind: "query"; message: string } | { kind: "server"; retryable: boolean; detail: string };
+export type QueryFailure =
+  | { kind: "query"; message: string }
+  | { kind: "server"; retryable: boolean; detail: string }
+  | { kind: "misconfigured"; detail: string };
 
 /** Transient conditions (overload, resets, timeouts, lost connections) of D1, Durable Objects and fetch: worth a retry. */
 export const TRANSIENT =

@@ -1,11 +1,27 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are stored as ISO 8601 UTC text with milliseconds and a `Z` (sortable as text). */
 const createdAt = () =>
   text("created_at")
     .notNull()
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+
+/**
+ * This deployment's identity: one row, written by the migration that created the table and never
+ * changed. A ClickHouse database records the identity it belongs to (`npm run clickhouse:migrate`),
+ * so a worker never reads or writes another deployment's events (src/analytics/clickhouse/deployment.ts).
+ */
+export const deployment = sqliteTable(
+  "deployment",
+  {
+    /** Always 1: the table holds one row. */
+    one: integer("one").primaryKey().default(1),
+    id: text("id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check("deployment_one_row", sql`${t.one} = 1`)],
+);
 
 export const projects = sqliteTable(
   "projects",

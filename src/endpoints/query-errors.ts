@@ -19,6 +19,7 @@ export function classifyStubError(error: unknown): QueryFailure {
 export function queryFailureError(failure: QueryFailure, context: string): ApiError {
   if (failure.kind === "query")
     return validationError(`Query execution failed: ${failure.message}`, "query", "query_execution_failed");
+  if (failure.kind === "misconfigured") return new ApiError(500, "server_error", "misconfigured", failure.detail);
   console.error(`${context}: query failed on the database side`, failure.detail);
   return failure.retryable
     ? new ApiError(

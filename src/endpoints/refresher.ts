@@ -181,11 +181,14 @@ export class Refresher {
           : this.store.classifyError(error);
       if (failure.kind === "server")
         console.error(`materialization of version ${version} failed on the database side`, failure.detail);
-      // The status is shown to callers: the query's own error cleaned, a server-side failure generic.
+      // The status is shown to callers: the query's own error cleaned, a misconfiguration as it is
+      // (for the operator), another server-side failure generic.
       const message =
         failure.kind === "query"
           ? failure.message
-          : "The refresh failed because of a database error; it is retried at the next sync.";
+          : failure.kind === "misconfigured"
+            ? `The refresh failed: ${failure.detail} It is retried at the next sync.`
+            : "The refresh failed because of a database error; it is retried at the next sync.";
       sql.exec(
         "UPDATE materializations SET status = 'Failed', error = ?, next_run_at = ?, refreshes = refreshes + 1 WHERE version = ?",
         message,

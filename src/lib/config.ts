@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { ApiError } from "./errors";
+import { misconfigured } from "./errors";
 
 /**
  * The worker's settings: every variable and secret it reads besides its bindings (typed in
@@ -163,8 +163,7 @@ export function setting<T>(env: Env, which: Setting<T>): T {
   } catch (error) {
     if (!(error instanceof SettingError)) throw error;
     const how = which.secret ? `wrangler secret put ${which.name}` : `the [vars] of wrangler.toml or the dashboard`;
-    const detail = `This deployment is misconfigured: ${which.name} ${error.message}. Set it with ${how} (locally: .dev.vars).`;
-    throw new ApiError(500, "server_error", "misconfigured", detail);
+    throw misconfigured(`${which.name} ${error.message}. Set it with ${how} (locally: .dev.vars).`);
   }
   parsed.set(which.name, { raw, value });
   return value;

@@ -48,6 +48,23 @@ export const permissionDenied = (detail: string) =>
 export const methodNotAllowed = (method: string) =>
   new ApiError(405, "invalid_request", "method_not_allowed", `Method "${method}" not allowed.`);
 
+/** Misconfigurations this isolate has logged: each once, not once per request that meets it. */
+const loggedMisconfigurations = new Set<string>();
+
+/**
+ * The deployment's settings or setup are wrong: a 500 whose detail says which setting and what to do
+ * (for its operator; nothing in it is secret). Logged here, once per isolate, so the logs say it
+ * without repeating it for every request; the error handler does not log it again.
+ */
+export function misconfigured(problem: string): ApiError {
+  const detail = `This deployment is misconfigured: ${problem}`;
+  if (!loggedMisconfigurations.has(detail)) {
+    loggedMisconfigurations.add(detail);
+    console.error(detail);
+  }
+  return new ApiError(500, "server_error", "misconfigured", detail);
+}
+
 export const conflict = (detail: string) => new ApiError(409, "server_error", "conflict", detail);
 
 export const payloadTooLarge = (limit: number) =>
@@ -117,6 +134,7 @@ export function errorResponse(c: Context, err: ApiError): Response {
 
 export function handleError(err: unknown, c: Context): Response {
   const apiError = toApiError(err, c.req.header("content-type"));
-  if (apiError.status >= 500) console.error(`request ${c.get("requestId")} failed`, err);
+  if (apiError.status >= 500 && apiError.code !== "misconfigured")
+    console.error(`request ${c.get("requestId")} failed`, err);
   return errorResponse(c, apiError);
 }

@@ -52,10 +52,11 @@ async function startOnce(url: string): Promise<(() => Promise<void>) | null> {
 }
 
 export default async function setup(project: TestProject) {
-  const { url, local, workerDatabase } = CLICKHOUSE_TEST_SERVER;
+  const { url, local, workerDatabase, workerDeployment } = CLICKHOUSE_TEST_SERVER;
   project.provide("clickhouseUrl", url);
   project.provide("clickhouseLocal", local);
   const stop = local ? await startOnce(url) : null;
-  if (project.name === "clickhouse-worker") await migrate({ url, database: workerDatabase });
+  if (project.name === "clickhouse-worker")
+    await migrate({ url, database: workerDatabase, deployment: workerDeployment });
   return stop ?? undefined;
 }

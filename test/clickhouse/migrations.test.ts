@@ -1,12 +1,22 @@
 // ClickHouse's schema migrations (clickhouse/migrations/) and their migrator (scripts/lib/clickhouse-migrations.mjs,
 // `npm run clickhouse:migrate`), against the suite's server.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type ClickHouseClient } from "@clickhouse/client-web";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { listMigrations, migrate, MigrationError, splitStatements } from "../../scripts/lib/clickhouse-migrations.mjs";
+import {
+  boundDeployment,
+  DeploymentMismatch,
+  holdsData,
+  listMigrations,
+  migrate,
+  MigrationError,
+  splitStatements,
+} from "../../scripts/lib/clickhouse-migrations.mjs";
+// @ts-expect-error -- a plain ESM script shared with `npm run dev`
+import { applyMigrations, executeSql } from "../../scripts/lib/local-worker.mjs";
 import { databaseName } from "./database";
 
 const url = inject("clickhouseUrl");
@@ -62,6 +72,7 @@ describe("the schema", () => {
     expect(lines).toEqual(listMigrations().map((m) => expect.stringContaining(`applying ${m.file}`)));
     const tables = await tablesOf(database);
     expect(tables).toEqual([
+      { name: "deployment", engine: "MergeTree", sorting_key: "bound_at", partition_key: "" },
       {
         name: "events",
         engine: "ReplacingMergeTree",
@@ -86,7 +97,7 @@ describe("the schema", () => {
     expect(await recorded(database)).toEqual(listMigrations().map(({ version, name }) => ({ version, name })));
 
     const again = await migrate({ url, database });
-    expect(again).toEqual({ applied: [], skipped: first.applied });
+    expect(again).toEqual({ applied: [], skipped: first.applied, binding: null });
     expect(await tablesOf(database)).toEqual(tables);
     expect(await recorded(database)).toEqual(listMigrations().map(({ version, name }) => ({ version, name })));
   });
@@ -156,7 +167,11 @@ describe("the migrator", () => {
       "0002_broken.sql",
       "CREATE TABLE IF NOT EXISTS two (id UInt64) ENGINE = MergeTree ORDER BY id;\nCREATE TABLE IF NOT EXISTS three (id UInt64) ENGINE = MergeTree ORDER BY id;\n",
     );
-    expect(await migrate({ url, database, dir })).toEqual({ applied: ["0002_broken"], skipped: ["0001_first"] });
+    expect(await migrate({ url, database, dir })).toEqual({
+      applied: ["0002_broken"],
+      skipped: ["0001_first"],
+      binding: null,
+    });
     expect((await tablesOf(database)).map((t) => t.name)).toEqual(["one", "schema_migrations", "three", "two"]);
   });
 
@@ -192,31 +207,188 @@ describe("the migrator", () => {
   });
 });
 
-describe("npm run clickhouse:migrate", () => {
+const bindings = (database: string) =>
+  rows<{ id: string; how: string }>("SELECT id, how FROM deployment ORDER BY bound_at", database);
+
+describe("the binding to a deployment", () => {
+  it("binds a database to the first deployment that migrates it, and lets it migrate again", async () => {
+    const database = fresh("bind");
+    const first = await migrate({ url, database, deployment: "deployment-a" });
+    expect(first.binding).toEqual({ deployment: "deployment-a", previous: null, changed: true });
+    const again = await migrate({ url, database, deployment: "deployment-a" });
+    expect(again).toEqual({
+      applied: [],
+      skipped: first.applied,
+      binding: { deployment: "deployment-a", previous: "deployment-a", changed: false },
+    });
+    expect(await bindings(database)).toEqual([{ id: "deployment-a", how: "migrate" }]);
+  });
+
+  it("binds a database migrated before bindings existed to the deployment that migrates it next", async () => {
+    const database = fresh("upgrade");
+    const dir = mkdtempSync(join(tmpdir(), "edgehog-migrations-"));
+    try {
+      // The migrations as they were before the binding table: applied without a deployment.
+      for (const m of listMigrations().filter((m) => m.name !== "0004_deployment"))
+        writeFileSync(join(dir, m.file), m.statements.join(";\n"));
+      await migrate({ url, database, dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const upgraded = await migrate({ url, database, deployment: "deployment-a" });
+    expect(upgraded.applied).toEqual(["0004_deployment"]);
+    expect(await bindings(database)).toEqual([{ id: "deployment-a", how: "migrate" }]);
+  });
+
+  it("refuses a database bound to another deployment, changing nothing, unless told to adopt it", async () => {
+    const database = fresh("adopt");
+    await migrate({ url, database, deployment: "deployment-a" });
+    // A migration the other deployment's code has: it must not be applied to a database that is not its own.
+    const dir = mkdtempSync(join(tmpdir(), "edgehog-migrations-"));
+    try {
+      for (const m of listMigrations()) writeFileSync(join(dir, m.file), m.statements.join(";\n"));
+      writeFileSync(join(dir, "0999_other.sql"), "CREATE TABLE IF NOT EXISTS other (x UInt8) ENGINE = Memory");
+      const refused = await migrate({ url, database, dir, deployment: "deployment-b" }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(DeploymentMismatch);
+      expect(refused).toBeInstanceOf(MigrationError);
+      expect((refused as Error).message).toContain(`database ${database} belongs to another deployment (deployment-a)`);
+      expect((refused as Error).message).toContain("--adopt");
+      expect((await tablesOf(database)).map((t) => t.name)).not.toContain("other");
+      expect(await bindings(database)).toEqual([{ id: "deployment-a", how: "migrate" }]);
+
+      const adopted = await migrate({ url, database, dir, deployment: "deployment-b", adopt: true });
+      expect(adopted.applied).toEqual(["0999_other"]);
+      expect(adopted.binding).toEqual({ deployment: "deployment-b", previous: "deployment-a", changed: true });
+      expect(await boundDeployment({ url, database })).toBe("deployment-b");
+      expect(await bindings(database)).toEqual([
+        { id: "deployment-a", how: "migrate" },
+        { id: "deployment-b", how: "adopt" },
+      ]);
+      // Adopted, it is deployment B's: A is refused now.
+      await expect(migrate({ url, database, dir, deployment: "deployment-a" })).rejects.toThrow(
+        /belongs to another deployment \(deployment-b\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reports whether a database holds events or persons of some deployment", async () => {
+    const database = fresh("holds");
+    expect(await holdsData({ url, database })).toBe(false); // no database yet
+    await migrate({ url, database });
+    expect(await holdsData({ url, database })).toBe(false);
+    const client = createClient({ url, database });
+    try {
+      await client.insert({
+        table: "events",
+        format: "JSONEachRow",
+        values: [
+          {
+            uuid: crypto.randomUUID(),
+            team_id: 1,
+            event: "e",
+            distinct_id: "d",
+            properties: "{}",
+            timestamp: "2026-01-05 10:00:00",
+            created_at: "2026-01-05 10:00:00",
+            person_id: null,
+          },
+        ],
+      });
+    } finally {
+      await client.close();
+    }
+    expect(await holdsData({ url, database })).toBe(true);
+  });
+});
+
+// Each CLI run starts wrangler (to read the D1 identity) and a ClickHouse client: seconds, not milliseconds.
+describe("npm run clickhouse:migrate", { timeout: 60_000 }, () => {
   const script = join(ROOT, "scripts", "clickhouse-migrate.mjs");
-  const cli = (env: Record<string, string | undefined>) =>
-    spawnSync(process.execPath, [script], {
-      env: { PATH: process.env.PATH, ...env },
-      encoding: "utf8",
+  // Two deployments' local D1 (wrangler's local state), each with the identity its migrations created.
+  const states: string[] = [];
+  const localD1 = () => {
+    const state = mkdtempSync(join(tmpdir(), "edgehog-d1-"));
+    states.push(state);
+    applyMigrations({ persistTo: state, quiet: true });
+    return { state, id: (executeSql("SELECT id FROM deployment", { persistTo: state })[0] as { id: string }).id };
+  };
+  afterAll(() => {
+    for (const state of states) rmSync(state, { recursive: true, force: true });
+  });
+  // Run without blocking this process: a blocked event loop misses the server closing idle keep-alive
+  // sockets, and the next query here would be sent on a closed one.
+  const cli = (env: Record<string, string | undefined>, args: string[] = []) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [script, ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (status) => resolve({ status, stdout, stderr }));
     });
 
-  it("says what to do when CLICKHOUSE_URL is unset", () => {
-    const result = cli({});
+  it("says what to do when CLICKHOUSE_URL is unset", async () => {
+    const result = await cli({});
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("CLICKHOUSE_URL is not set");
   });
 
-  it("migrates the database CLICKHOUSE_DATABASE names, printing what it does; a second run applies nothing", () => {
+  it("migrates the database CLICKHOUSE_DATABASE names and binds it to the D1's deployment; a second run applies nothing", async () => {
     const database = fresh("cli");
-    const first = cli({ CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database });
+    const d1 = localD1();
+    const local = ["--local", "--persist-to", d1.state];
+    const first = await cli({ CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database }, local);
     expect(first.stderr).toBe("");
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(`database ${database}`);
+    expect(first.stdout).toContain(`deployment ${d1.id} (local D1)`);
     for (const m of listMigrations()) expect(first.stdout).toContain(`applying ${m.file}`);
+    expect(first.stdout).toContain(`bound to deployment ${d1.id}`);
     expect(first.stdout).toContain(`applied ${listMigrations().length} migrations`);
-    const second = cli({ CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database });
+    expect(await boundDeployment({ url, database })).toBe(d1.id);
+    const second = await cli({ CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database }, local);
     expect(second.status).toBe(0);
     expect(second.stdout).toContain("nothing to apply");
     expect(second.stdout).not.toContain("applying");
+    expect(second.stdout).not.toContain("bound to");
+  });
+
+  it("refuses another deployment's database, and binds it with --adopt", async () => {
+    const database = fresh("cli_adopt");
+    const a = localD1();
+    const b = localD1();
+    expect(a.id).not.toBe(b.id);
+    const env = { CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database };
+    expect((await cli(env, ["--local", "--persist-to", a.state])).status).toBe(0);
+    const refused = await cli(env, ["--local", "--persist-to", b.state]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`belongs to another deployment (${a.id}); this deployment's D1 is ${b.id}`);
+    expect(refused.stderr).toContain("--adopt");
+    expect(await boundDeployment({ url, database })).toBe(a.id);
+    const adopted = await cli(env, ["--local", "--persist-to", b.state, "--adopt"]);
+    expect(adopted.status, adopted.stderr).toBe(0);
+    expect(adopted.stdout).toContain(`adopted: bound to deployment ${b.id} (was ${a.id})`);
+    expect(await boundDeployment({ url, database })).toBe(b.id);
+  });
+
+  it("says to apply D1's migrations first when the D1 has no identity", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "edgehog-d1-"));
+    states.push(empty);
+    const result = await cli({ CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: fresh("cli_none") }, [
+      "--local",
+      "--persist-to",
+      empty,
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("This deployment's D1 has no identity yet");
+    expect(result.stderr).toContain("npx wrangler d1 migrations apply DB --local");
   });
 });

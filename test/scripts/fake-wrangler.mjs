@@ -8,7 +8,7 @@ const state = JSON.parse(readFileSync(statePath, "utf8"));
 const args = process.argv.slice(2);
 // The positional words: options and the values of those that take one left out.
 const command = args
-  .filter((a, i) => !a.startsWith("--") && !["--secrets-file", "--format"].includes(args[i - 1]))
+  .filter((a, i) => !a.startsWith("--") && !["--secrets-file", "--format", "--command"].includes(args[i - 1]))
   .join(" ");
 state.calls.push(args.join(" "));
 const save = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
@@ -39,6 +39,10 @@ if (command === "whoami") {
   if (!/database_id = "/.test(readFileSync(join(process.cwd(), "wrangler.toml"), "utf8")))
     fail("missing a database_id");
   state.migrated = true;
+} else if (command === "d1 execute DB") {
+  // The deployment's identity, which the first remote `migrations apply` created.
+  if (!state.migrated) fail("no such table: deployment: SQLITE_ERROR");
+  console.log(JSON.stringify([{ results: [{ id: "fake-deployment-identity" }], success: true }]));
 } else if (command === "secret list") {
   if (!state.deployed) fail("This Worker does not exist on your account.");
   console.log(JSON.stringify(Object.keys(state.secrets).map((name) => ({ name, type: "secret_text" }))));

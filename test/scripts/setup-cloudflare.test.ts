@@ -149,6 +149,12 @@ describe("npm run setup:cloudflare", () => {
       const result = ws.run(["--clickhouse"], { CLICKHOUSE_URL: "http://127.0.0.1:9" });
       expect(result.status).toBe(1);
       expect(result.output).toContain("ClickHouse at http://127.0.0.1:9");
+      // Bound to the deployment's identity, which D1's migrations (applied first) created.
+      expect(result.output).toContain("deployment fake-deployment-identity (remote D1)");
+      const calls = ws.account().calls;
+      expect(calls.findIndex((c) => c.startsWith("d1 migrations apply"))).toBeLessThan(
+        calls.findIndex((c) => c.startsWith("d1 execute DB --remote")),
+      );
       expect(result.output).toContain("the ClickHouse migrations failed");
       expect(ws.account().deployed).toBeUndefined();
     });

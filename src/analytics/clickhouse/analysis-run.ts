@@ -29,19 +29,28 @@ export async function analysisRows<T>(client: ClickHouseClient, query: string, p
     });
     return await result.json<T>();
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (error instanceof ClickHouseError && error.type === "TIMEOUT_EXCEEDED") throw queryTimeout();
-    const failure = classifyClickHouseQueryError(error);
-    console.error("persons analysis on ClickHouse failed", failure.kind === "query" ? error : failure.detail);
-    if (failure.kind === "server" && failure.retryable)
-      throw new ApiError(
-        503,
-        "server_error",
-        "service_unavailable",
-        "The database is temporarily unavailable; retry the request.",
-      );
-    throw new ApiError(500, "server_error", "error", "A server error occurred.");
+    throw analysisError(error);
   }
+}
+
+/**
+ * What a failure of ClickHouse during an analysis is for the caller: D1's 504 past the time limit, a
+ * retryable 503 for a server that is down or busy, an ApiError as it is, anything else a 500 whose
+ * detail is only logged.
+ */
+export function analysisError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ClickHouseError && error.type === "TIMEOUT_EXCEEDED") return queryTimeout();
+  const failure = classifyClickHouseQueryError(error);
+  console.error("persons analysis on ClickHouse failed", failure.kind === "query" ? error : failure.detail);
+  if (failure.kind === "server" && failure.retryable)
+    return new ApiError(
+      503,
+      "server_error",
+      "service_unavailable",
+      "The database is temporarily unavailable; retry the request.",
+    );
+  return new ApiError(500, "server_error", "error", "A server error occurred.");
 }
 
 /** Runs a statement answering persons as `d1_id` (analysis-persons.ts's personPage), in its order. */

@@ -2,7 +2,9 @@ import { type ClickHouseClient, ClickHouseError } from "@clickhouse/client-web";
 import type { Env } from "../../env";
 import { clickhouseConnection } from "../../lib/config";
 import { sha256Hex } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
 import { clickhouseClient } from "./client";
+import { assertOwnClickHouse } from "./deployment";
 import type { ClickHouseRows } from "./rows";
 
 /** Persons first: an event is never in ClickHouse before the person mirror rows the same ingest queued. */
@@ -48,7 +50,8 @@ export const retryDelaySeconds = (attempts: number) => Math.min(300, 5 * 2 ** Ma
  * in is not stored twice (and any copy that does, e.g. regrouped with other messages, shares its
  * sorting key with the first and collapses in the table engine). A failing batch comes back later;
  * when ClickHouse refuses rows as bad data, the messages are retried one by one, so only the bad
- * message keeps failing and ends in the dead-letter queue, never blocking the others.
+ * message keeps failing and ends in the dead-letter queue, never blocking the others. Nothing is
+ * inserted into a database that belongs to another deployment (deployment.ts): the batch waits.
  */
 export async function consumeRows(batch: MessageBatch<ClickHouseRows>, env: Env): Promise<void> {
   const connection = clickhouseConnection(env);
@@ -59,6 +62,16 @@ export async function consumeRows(batch: MessageBatch<ClickHouseRows>, env: Env)
     return;
   }
   const client = clickhouseClient(connection);
+  try {
+    await assertOwnClickHouse(client, connection, env.DB);
+  } catch (err) {
+    // Another deployment's database (logged once by the check), or no answer from the server: nothing
+    // is written, and the batch waits in the queue until the setting is fixed or the server is back.
+    if (!(err instanceof ApiError))
+      console.error(`${batch.queue}: ClickHouse did not answer (${message(err)}); retrying`);
+    batch.retryAll({ delaySeconds: retryDelaySeconds(attempts) });
+    return;
+  }
   try {
     const counts = await insertMessages(client, batch.messages);
     batch.ackAll();

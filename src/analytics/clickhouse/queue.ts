@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import { ApiError } from "../../lib/errors";
+import { misconfigured } from "../../lib/errors";
 import type { ClickHouseRows } from "./rows";
 
 /** Cloudflare Queues' limits: 128 KB per message, 100 messages and 256 KB per sendBatch; kept under with room for framing. */
@@ -26,11 +26,8 @@ const TABLES = ["events", "person", "person_distinct_id2", "person_distinct_id_o
 export async function enqueueRows(env: Env, rows: ClickHouseRows): Promise<void> {
   const queue = env.EVENTS_QUEUE;
   if (!queue)
-    throw new ApiError(
-      500,
-      "server_error",
-      "misconfigured",
-      "This deployment is misconfigured: CLICKHOUSE_URL is set but the EVENTS_QUEUE binding is missing. Run npm run setup:cloudflare -- --clickhouse (docs/operations.md).",
+    throw misconfigured(
+      "CLICKHOUSE_URL is set but the EVENTS_QUEUE binding is missing. Run npm run setup:cloudflare -- --clickhouse (docs/operations.md).",
     );
   let batch: MessageSendRequest<ClickHouseRows>[] = [];
   let batchBytes = 0;

@@ -9,6 +9,7 @@ import { correlationOnClickHouse } from "./correlation";
 import { funnelActorIdsOnClickHouse } from "./funnel-actors";
 import { runHogQLOnClickHouse } from "./hogql";
 import { lifecycleActorIdsOnClickHouse } from "./lifecycle";
+import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
 import { stickinessActorIdsOnClickHouse } from "./stickiness";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
@@ -28,15 +29,30 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   readonly engine = "clickhouse";
 
   constructor(
-    private readonly client: ClickHouseClient,
+    private readonly ownClient: ClickHouseClient,
     private readonly send: (rows: ClickHouseRows) => Promise<void>,
     /** D1, where cohorts (and the persons the answers name) are. */
     private readonly db: Db,
+    /** Resolves when the database belongs to this deployment, else throws why (deployment.ts). */
+    private readonly assertOwned: () => Promise<void>,
   ) {}
+
+  /** The client, once the database is known to be this deployment's: every read and write asks here. */
+  private async client(): Promise<ClickHouseClient> {
+    await this.assertOwned();
+    return this.ownClient;
+  }
+
+  /** The client for an analysis: a server that cannot be asked is answered as the analysis's own failure. */
+  private analysisClient(): Promise<ClickHouseClient> {
+    return this.client().catch((error: unknown) => {
+      throw analysisError(error);
+    });
+  }
 
   async earliestEvent(projectId: number): Promise<number | null> {
     const [row] = await queryRows<{ t: number | null }>(
-      this.client,
+      await this.client(),
       `SELECT toUnixTimestamp64Milli(minOrNull(timestamp)) AS t FROM events WHERE team_id = ${TEAM_PARAM}`,
       { team_id: projectId },
     );
@@ -44,24 +60,40 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {
-    return funnelActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.funnel.projectId, query));
+    return funnelActorIdsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.funnel.projectId, query),
+    );
   }
 
   async correlation(query: Q.CorrelationQuery): Promise<Q.CorrelationAnswer> {
-    return correlationOnClickHouse(this.client, query, await this.cohortsFor(query.funnel.projectId, query));
+    return correlationOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.funnel.projectId, query),
+    );
   }
 
   async lifecycleActors(query: Q.LifecycleActorsQuery): Promise<number[]> {
-    return lifecycleActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.projectId, query));
+    return lifecycleActorIdsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.projectId, query),
+    );
   }
 
   async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
-    return stickinessActorIdsOnClickHouse(this.client, query, await this.cohortsFor(query.projectId, query));
+    return stickinessActorIdsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.projectId, query),
+    );
   }
 
-  runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
+  async runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
     return runHogQLOnClickHouse(
-      this.client,
+      await this.client(),
       { sql: statement.sql, variables: statement.variables, variableParams: statement.variableParams ?? {}, offset: 0 },
       { teamId: run.projectId, timezone: run.timezone, limit: run.limit, offset: run.offset, values: run.values },
     );
@@ -76,23 +108,20 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
    * masked at once and purged as parts merge, so no chunking is needed); says how many went.
    */
   async deleteEventsBefore(projectId: number, before: string): Promise<number> {
+    const client = await this.client();
     const params = { team_id: projectId, before };
     const where = `team_id = ${TEAM_PARAM} AND timestamp < ${timeParam("before")}`;
-    const [{ n }] = await queryRows<{ n: number }>(
-      this.client,
-      `SELECT count() AS n FROM events WHERE ${where}`,
-      params,
-    );
-    if (n > 0) await this.client.command({ query: `DELETE FROM events WHERE ${where}`, query_params: params });
+    const [{ n }] = await queryRows<{ n: number }>(client, `SELECT count() AS n FROM events WHERE ${where}`, params);
+    if (n > 0) await client.command({ query: `DELETE FROM events WHERE ${where}`, query_params: params });
     return n;
   }
 
-  timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]> {
-    return timelineEventsOnClickHouse(this.client, query);
+  async timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]> {
+    return timelineEventsOnClickHouse(await this.client(), query);
   }
 
-  deletePersonEvents(projectId: number, persons: PersonKey[], before: string): Promise<void> {
-    return deletePersonEventsOnClickHouse(this.client, projectId, persons, before);
+  async deletePersonEvents(projectId: number, persons: PersonKey[], before: string): Promise<void> {
+    return deletePersonEventsOnClickHouse(await this.client(), projectId, persons, before);
   }
 
   personsDeleted(projectId: number, persons: DeletedPerson[]): Promise<void> {

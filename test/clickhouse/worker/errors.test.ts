@@ -33,11 +33,15 @@ describe("ClickHouse errors, classified as D1's are", () => {
     expect(failure).toEqual({ kind: "query", message: "Variable n must be a number" });
   });
 
-  it("an unreachable server is retryable; a refused login or a missing table is ours, a 500", async () => {
+  it("an unreachable server is retryable; a refused login is ours, a 500; a missing database is misconfigured", async () => {
     const down = await failureOf("select 1 as x", { CLICKHOUSE_URL: "http://127.0.0.1:9" });
     expect(down).toMatchObject({ kind: "server", retryable: true });
+    // Not migrated (npm run clickhouse:migrate creates the database): bound to no deployment, said so.
     const missing = await failureOf("select count() as c from events", { CLICKHOUSE_DATABASE: "no_such_database" });
-    expect(missing).toMatchObject({ kind: "server", retryable: false });
+    expect(missing).toMatchObject({ kind: "misconfigured" });
+    expect(missing.kind === "misconfigured" && missing.detail).toContain(
+      '"no_such_database" (CLICKHOUSE_DATABASE) is not bound to this deployment: run npm run clickhouse:migrate',
+    );
     const login = new ClickHouseError({
       message: "nobody: Authentication failed",
       code: "516",
@@ -60,7 +64,7 @@ describe("the persons analysis on ClickHouse, when the server fails", () => {
     rows: { limit: 10, offset: 0 },
   };
 
-  it("answers a retryable 503 when it is unreachable, and a 500 (detail logged) for a missing database", async () => {
+  it("answers a retryable 503 when it is unreachable, and a 500 saying what to do for a missing database", async () => {
     const down = await store({ CLICKHOUSE_URL: "http://127.0.0.1:9" })
       .lifecycleActors(lifecycle)
       .catch((e) => e);
@@ -68,6 +72,6 @@ describe("the persons analysis on ClickHouse, when the server fails", () => {
     const missing = await store({ CLICKHOUSE_DATABASE: "no_such_database" })
       .lifecycleActors(lifecycle)
       .catch((e) => e);
-    expect(missing).toMatchObject({ status: 500, code: "error" });
+    expect(missing).toMatchObject({ status: 500, code: "misconfigured" });
   });
 });

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { assertOwnClickHouse } from "../../../src/analytics/clickhouse/deployment";
 import { ClickHouseAnalyticsStore } from "../../../src/analytics/clickhouse/store";
 import type { ClickHouseRows } from "../../../src/analytics/clickhouse/rows";
 import { createDb } from "../../../src/db/client";
+import type { Env } from "../../../src/env";
+import { clickhouseConnection } from "../../../src/lib/config";
 import type { Principal } from "../../../src/lib/auth/principal";
 import { deletePersons } from "../../../src/persons/deletion";
 import { resetDistinctId } from "../../../src/persons/reset-distinct-id";
@@ -25,7 +28,10 @@ const db = () => createDb(env.DB);
 async function insertRows(rows: ClickHouseRows) {
   for (const [table, values] of Object.entries(rows)) await insert(clickhouse(), table, values);
 }
-const store = () => new ClickHouseAnalyticsStore(clickhouse(), insertRows, db());
+const store = () =>
+  new ClickHouseAnalyticsStore(clickhouse(), insertRows, db(), () =>
+    assertOwnClickHouse(clickhouse(), clickhouseConnection(env as unknown as Env)!, env.DB),
+  );
 
 /** Runs a HogQL query through a saved endpoint, as a user would (endpoints run on ClickHouse here). */
 async function hogql(project: number, query: string): Promise<unknown[][]> {

@@ -5,3 +5,6 @@ import { env } from "cloudflare:workers";
 const offset = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
 await env.DB.prepare("DELETE FROM sqlite_sequence WHERE name = 'projects'").run();
 await env.DB.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('projects', ?)").bind(offset).run();
+
+// Every file's D1 is a copy of one deployment: the one the run's ClickHouse database is bound to (global-setup.ts).
+await env.DB.prepare("UPDATE deployment SET id = ?").bind(env.TEST_DEPLOYMENT_ID).run();
