@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { boundDeployment, holdsData, migrate } from "./lib/clickhouse-migrations.mjs";
+import { belongsElsewhere, migrate } from "./lib/clickhouse-migrations.mjs";
 import { startLocalClickHouse } from "./lib/local-clickhouse.mjs";
 import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
 import { withEventQueues } from "./lib/wrangler-config.mjs";
@@ -143,19 +143,15 @@ edgehog is starting at ${url}
 }
 
 /**
- * Whether local ClickHouse (.clickhouse/) belongs with the local D1 (.wrangler/state): bound to its identity,
- * or not bound yet and either empty or beside a D1 that is not new. Otherwise (a fresh D1 beside an old
- * .clickhouse/, e.g. after removing .wrangler/) its new projects would read the old ones' events: says so,
- * with the command that resets both, and deletes nothing.
+ * Whether local ClickHouse (.clickhouse/) belongs with the local D1 (.wrangler/state). If not (a fresh D1
+ * beside an old .clickhouse/, e.g. after removing .wrangler/), its new projects would read the old ones'
+ * events: says so, with the command that resets both, and deletes nothing.
  */
-async function sameDeployment(url, deployment, freshD1) {
-  const bound = await boundDeployment({ url });
-  if (bound === deployment) return true;
-  if (bound === null && !(freshD1 && (await holdsData({ url })))) return true;
+async function sameDeployment(url, deployment, fresh) {
+  const problem = await belongsElsewhere({ url, deployment, fresh });
+  if (!problem) return true;
   console.error(`
-Local ClickHouse (.clickhouse/) holds the events of another local D1: ${
-    bound ? `it belongs to deployment ${bound}, and this D1 is ${deployment}` : "this D1 was just created"
-  }.
+Local ClickHouse (.clickhouse/) holds the events of another local D1: ${problem}.
 Serving both would show the old projects' events to the new ones, so nothing is started (and nothing deleted).
 To start over with both empty:
 

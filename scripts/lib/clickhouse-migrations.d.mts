@@ -47,7 +47,9 @@ export interface DatabaseOptions {
 
 export declare function boundDeployment(options: DatabaseOptions): Promise<string | null>;
 
-export declare function holdsData(options: DatabaseOptions): Promise<boolean>;
+export declare function belongsElsewhere(
+  options: DatabaseOptions & { deployment: string; fresh: boolean },
+): Promise<string | null>;
 
 export declare class DeploymentMismatch extends MigrationError {
   readonly bound: string;

@@ -126,7 +126,7 @@ export async function migrate({
   } finally {
     await admin.close();
   }
-  const client = createClient({ url, database, ...credentials });
+  const client = clientFor({ url, database, username, password });
   try {
     const previous = deployment ? await boundTo(client) : null;
     if (deployment && previous && previous !== deployment && !adopt)
@@ -187,13 +187,34 @@ export async function migrate({
 }
 
 /**
+ * Why a database must not serve the deployment `deployment`, or null when it may: bound to another
+ * deployment, or bound to none yet while holding events or persons beside a D1 that is `fresh` (just
+ * created, so those rows are some earlier deployment's). A database bound to none beside a D1 that is
+ * not new is taken as that deployment's own (migrated before bindings existed).
+ * @param {{ url: string, username?: string, password?: string, database?: string, deployment: string, fresh: boolean }} options
+ * @returns {Promise<string | null>}
+ */
+export async function belongsElsewhere({ deployment, fresh, ...options }) {
+  const client = clientFor(options);
+  try {
+    const bound = await boundTo(client);
+    if (bound === deployment) return null;
+    if (bound) return `it belongs to deployment ${bound}, and this D1 is ${deployment}`;
+    if (fresh && (await holdsData(client))) return "it holds events or persons, and this D1 was just created";
+    return null;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
  * The deployment a ClickHouse database is bound to: the identity of the last binding in its `deployment`
  * table, or null when it has none (a new database, or one migrated before bindings existed).
  * @param {{ url: string, username?: string, password?: string, database?: string }} options
  * @returns {Promise<string | null>}
  */
-export async function boundDeployment({ url, username, password, database = "default" }) {
-  const client = createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+export async function boundDeployment(options) {
+  const client = clientFor(options);
   try {
     return await boundTo(client);
   } finally {
@@ -201,40 +222,37 @@ export async function boundDeployment({ url, username, password, database = "def
   }
 }
 
-/** Whether the database holds any event or person (of any project): data that belongs to some deployment. */
-export async function holdsData({ url, username, password, database = "default" }) {
-  const client = createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+const clientFor = ({ url, username, password, database = "default" }) =>
+  createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+
+/** Whether a table exists (false without the database): asked first, so no expected failure reaches the server's log. */
+async function tableExists(client, table) {
   try {
-    const rows = await client.query({
-      query: "SELECT (SELECT count() FROM events) + (SELECT count() FROM person) AS n",
-      format: "JSONEachRow",
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    });
-    const [{ n }] = await rows.json();
-    return Number(n) > 0;
+    const result = await client.query({ query: `EXISTS TABLE ${table}`, format: "JSONEachRow" });
+    return Number((await result.json())[0]?.result) === 1;
   } catch (error) {
-    if (isMissing(error)) return false;
+    if (error?.type === "UNKNOWN_DATABASE") return false;
     throw error;
-  } finally {
-    await client.close();
   }
 }
 
-/** ClickHouse's error for a table or database that does not exist (yet). */
-const isMissing = (error) => ["UNKNOWN_TABLE", "UNKNOWN_DATABASE"].includes(error?.type);
-
 async function boundTo(client) {
-  try {
-    const result = await client.query({
-      query: "SELECT id FROM deployment ORDER BY bound_at DESC LIMIT 1",
-      format: "JSONEachRow",
-    });
-    return (await result.json())[0]?.id ?? null;
-  } catch (error) {
-    // No binding table (migrated before it existed) or no database yet: bound to nothing.
-    if (isMissing(error)) return null;
-    throw error;
-  }
+  if (!(await tableExists(client, "deployment"))) return null;
+  const result = await client.query({
+    query: "SELECT id FROM deployment ORDER BY bound_at DESC LIMIT 1",
+    format: "JSONEachRow",
+  });
+  return (await result.json())[0]?.id ?? null;
+}
+
+async function holdsData(client) {
+  if (!(await tableExists(client, "events")) || !(await tableExists(client, "person"))) return false;
+  const result = await client.query({
+    query: "SELECT (SELECT count() FROM events) + (SELECT count() FROM person) AS n",
+    format: "JSONEachRow",
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  });
+  return Number((await result.json())[0].n) > 0;
 }
 
 /** The database belongs to another deployment: the migrator changes nothing. */

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { createClient, type ClickHouseClient } from "@clickhouse/client-web";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  belongsElsewhere,
   boundDeployment,
   DeploymentMismatch,
-  holdsData,
   listMigrations,
   migrate,
   MigrationError,
@@ -276,11 +276,12 @@ describe("the binding to a deployment", () => {
     }
   });
 
-  it("reports whether a database holds events or persons of some deployment", async () => {
-    const database = fresh("holds");
-    expect(await holdsData({ url, database })).toBe(false); // no database yet
+  it("tells npm run dev whether local ClickHouse belongs with its local D1", async () => {
+    const database = fresh("belongs");
+    const check = (deployment: string, fresh: boolean) => belongsElsewhere({ url, database, deployment, fresh });
+    expect(await check("deployment-a", true)).toBeNull(); // no database yet
     await migrate({ url, database });
-    expect(await holdsData({ url, database })).toBe(false);
+    expect(await check("deployment-a", true)).toBeNull(); // empty, bound to none
     const client = createClient({ url, database });
     try {
       await client.insert({
@@ -302,7 +303,14 @@ describe("the binding to a deployment", () => {
     } finally {
       await client.close();
     }
-    expect(await holdsData({ url, database })).toBe(true);
+    // Events bound to no deployment: an earlier D1's beside a fresh one, this D1's own beside one that is not new.
+    expect(await check("deployment-a", true)).toBe("it holds events or persons, and this D1 was just created");
+    expect(await check("deployment-a", false)).toBeNull();
+    await migrate({ url, database, deployment: "deployment-a" });
+    expect(await check("deployment-a", true)).toBeNull();
+    expect(await check("deployment-b", false)).toBe(
+      "it belongs to deployment deployment-a, and this D1 is deployment-b",
+    );
   });
 });
 
