@@ -18,7 +18,7 @@ import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
 import { ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
 import { ANALYSIS_VIEWS, analysisPersons, personsSql, projectSql, summarize } from "./analysis-data.mjs";
 import { loadIntoD1 } from "./analysis-load.mjs";
-import { benchClickHouse, machine, ROOT_KEY } from "./lib.mjs";
+import { benchClickHouse, bindClickHouse, machine, ROOT_KEY } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
 
 const { values: args } = parseArgs({
@@ -148,6 +148,7 @@ try {
   const sizes = await loadClickHouse(client, join(state, "ch-sql"));
   let t = performance.now();
   loadIntoD1(join(state, "d1-for-clickhouse"), join(state, "ch-sql"));
+  bindClickHouse({ url, database: DATABASE, persistTo: join(state, "d1-for-clickhouse") });
   console.log(`D1 of the ClickHouse deployment: ${sizes.persons} persons loaded in ${seconds(t)}`);
   t = performance.now();
   const d1Sql = join(state, "d1-sql");

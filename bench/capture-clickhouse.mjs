@@ -10,7 +10,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
 import { startLocalClickHouse } from "../scripts/lib/local-clickhouse.mjs";
 import { freePort, ROOT } from "../scripts/lib/local-worker.mjs";
 import { withEventQueues } from "../scripts/lib/wrangler-config.mjs";
@@ -25,7 +24,6 @@ const dataDir = mkdtempSync(join(tmpdir(), "edgehog-bench-clickhouse-"));
 const port = await freePort();
 const startClickHouse = () => startLocalClickHouse({ port, dataDir, quiet: true });
 let clickhouse = await startClickHouse();
-await migrate({ url: clickhouse.url, database: "default", log: () => {} });
 // The same generated config as `npm run dev -- --clickhouse` (at the root, so its paths hold).
 const config = join(ROOT, "wrangler.clickhouse.toml");
 writeFileSync(config, withEventQueues(readFileSync(join(ROOT, "wrangler.toml"), "utf8")));

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { createClient } from "@clickhouse/client-web";
 import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
 import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
-import { benchClickHouse, latencies, machine, ms, pct, ROOT_KEY, seedD1Events } from "./lib.mjs";
+import { benchClickHouse, bindClickHouse, latencies, machine, ms, pct, ROOT_KEY, seedD1Events } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
 
 const CLICKHOUSE_EVENTS = Number(process.argv[2] ?? 10_000_000);
@@ -81,6 +81,7 @@ try {
   console.log(`D1: seeded ${D1_EVENTS} events in ${seconds(t)}`);
   applyMigrations({ persistTo: chState, quiet: true });
   executeSql("INSERT INTO projects (name, api_token) VALUES ('bench', 'phc_bench')", { persistTo: chState });
+  bindClickHouse({ url, database: DATABASE, persistTo: chState });
 
   const d1 = await measure(`D1, ${D1_EVENTS} events`, {}, d1State);
   const ch = await measure(

@@ -1,12 +1,13 @@
 // Shared by the capture and persons benchmarks: a fresh `wrangler dev` with its own local state,
 // a project, and autocannon runs summarised the same way.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { startLocalClickHouse } from "../scripts/lib/local-clickhouse.mjs";
-import { applyMigrations, executeSql, startWorker } from "../scripts/lib/local-worker.mjs";
+import { applyMigrations, executeSql, ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
 
 export const ROOT_KEY = "phx_bench_root_key_for_local_benchmarks";
 
@@ -27,10 +28,29 @@ export function seedD1Events(persistTo, n) {
   );
 }
 
-/** `config` and `vars` go to wrangler dev (another config file, more variables). */
+/**
+ * Migrates the ClickHouse database a benchmark worker uses and binds it to the deployment of the local D1
+ * at `persistTo` (the worker refuses a database bound to another), with `npm run clickhouse:migrate` as a
+ * user would. In a process of its own: this one may have blocked on synchronous wrangler calls long enough
+ * for the server to close its idle keep-alive connections, which a request from here would then reuse.
+ */
+export function bindClickHouse({ url, database = "default", persistTo }) {
+  execFileSync(
+    process.execPath,
+    [join(ROOT, "scripts", "clickhouse-migrate.mjs"), "--local", "--persist-to", persistTo],
+    {
+      env: { ...process.env, CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+}
+
+/** `config` and `vars` go to wrangler dev (another config file, more variables; with CLICKHOUSE_URL, its database is bound to the worker's D1). */
 export async function startBenchWorker({ config, vars = {} } = {}) {
   const state = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
   applyMigrations({ persistTo: state, quiet: true });
+  if (vars.CLICKHOUSE_URL)
+    bindClickHouse({ url: vars.CLICKHOUSE_URL, database: vars.CLICKHOUSE_DATABASE, persistTo: state });
   const worker = await startWorker({ persistTo: state, config, vars: { ...vars, ROOT_API_KEY: ROOT_KEY } });
   const res = await fetch(`${worker.url}/api/projects/`, {
     method: "POST",

@@ -9,11 +9,9 @@
 // another deployment is refused, changing nothing, unless `--adopt` rebinds it to this one (after restoring
 // this deployment's D1 from a backup). Running it again applies only what is new; with nothing new it changes
 // nothing. WRANGLER_BIN names another wrangler entry point to run (default: the project's own).
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { migrate, MigrationError } from "./lib/clickhouse-migrations.mjs";
-import { ROOT } from "./lib/local-worker.mjs";
+import { deploymentIdentity } from "./lib/local-worker.mjs";
 
 const { values: flags } = parseArgs({
   options: {
@@ -61,34 +59,24 @@ try {
   process.exit(1);
 }
 
-/** This deployment's identity: the row of its D1's `deployment` table, read through wrangler. */
+/** This deployment's identity, read from its D1 through wrangler; exits saying why when it cannot be. */
 function d1Identity() {
   const where = flags.local ? "--local" : "--remote";
-  const args = ["d1", "execute", "DB", where, "--json", "--command", "SELECT id FROM deployment"];
-  if (flags["persist-to"]) args.push("--persist-to", flags["persist-to"]);
-  const wrangler = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  const result = spawnSync(process.execPath, [wrangler, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`;
-  let id;
-  if (result.status === 0) {
-    try {
-      const json = JSON.parse(result.stdout.slice(result.stdout.search(/^[[{]/m)));
-      id = (Array.isArray(json) ? json.at(-1) : json)?.results?.[0]?.id;
-    } catch {}
+  let output = "";
+  try {
+    const id = deploymentIdentity({ persistTo: flags["persist-to"], remote: !flags.local });
+    if (id) return id;
+  } catch (error) {
+    output = `${error.stdout ?? ""}\n${error.stderr ?? ""}`;
   }
-  if (typeof id === "string" && id) return id;
-  if (/no such table: deployment/.test(output) || result.status === 0)
+  if (!output || /no such table: deployment/.test(output))
     console.error(
       `This deployment's D1 has no identity yet: apply its migrations first (npx wrangler d1 migrations apply DB ${where}), then run this again.`,
     );
   else
     console.error(
       `${output.trim()}\n\nCould not read this deployment's identity from its ${flags.local ? "local" : "remote"} D1 ` +
-        `(wrangler ${args.slice(0, 4).join(" ")} failed).` +
+        `(wrangler d1 execute DB ${where} failed).` +
         (flags.local ? "" : " Log in with npx wrangler login, or use --local for npm run dev's local D1."),
     );
   process.exit(1);

@@ -117,8 +117,7 @@ export async function migrate({
   log = () => {},
 }) {
   const migrations = listMigrations(dir);
-  const credentials = { ...(username ? { username } : {}), ...(password ? { password } : {}) };
-  const admin = createClient({ url, ...credentials });
+  const admin = clientFor({ url, username, password });
   try {
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}` });
   } catch (error) {
@@ -222,8 +221,14 @@ export async function boundDeployment(options) {
   }
 }
 
-const clientFor = ({ url, username, password, database = "default" }) =>
-  createClient({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+/** A client for `database` (the server's default one when not named), with credentials only when given. */
+const clientFor = ({ url, username, password, database }) =>
+  createClient({
+    url,
+    ...(database ? { database } : {}),
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+  });
 
 /** Whether a table exists (false without the database): asked first, so no expected failure reaches the server's log. */
 async function tableExists(client, table) {

@@ -1,5 +1,6 @@
 // Starting the worker locally with `wrangler dev`, shared by `npm run dev`, the interop tests,
-// the docs check and the benchmarks.
+// the docs check and the benchmarks. WRANGLER_BIN names another wrangler entry point to run
+// (default: the project's own; the setup tests' stand-in).
 import { execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -7,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+const WRANGLER = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const WRANGLER_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
 
 /** Runs wrangler synchronously and returns its stdout. */
@@ -47,8 +48,17 @@ async function wranglerAsync(args, { quiet = false, signal } = {}) {
 
 const persistArgs = (persistTo) => (persistTo ? ["--persist-to", persistTo] : []);
 const migrationsArgs = (persistTo) => ["d1", "migrations", "apply", "DB", "--local", ...persistArgs(persistTo)];
-function sqlArgs(sql, persistTo) {
-  return ["d1", "execute", "DB", "--local", "--json", "--command", sql, ...persistArgs(persistTo)];
+function sqlArgs(sql, persistTo, remote = false) {
+  return [
+    "d1",
+    "execute",
+    "DB",
+    remote ? "--remote" : "--local",
+    "--json",
+    "--command",
+    sql,
+    ...persistArgs(persistTo),
+  ];
 }
 const lastRows = (out) => JSON.parse(out).at(-1)?.results ?? [];
 
@@ -61,9 +71,17 @@ export function applyMigrationsAsync({ persistTo, quiet = false, signal } = {}) 
   return wranglerAsync(migrationsArgs(persistTo), { quiet, signal });
 }
 
-/** Runs SQL against the local D1 database and returns the rows of the last statement. */
-export function executeSql(sql, { persistTo } = {}) {
-  return lastRows(wrangler(sqlArgs(sql, persistTo), { quiet: true }));
+/** Runs SQL against the local D1 database (or with `remote`, the deployed one) and returns the rows of the last statement. */
+export function executeSql(sql, { persistTo, remote = false } = {}) {
+  return lastRows(wrangler(sqlArgs(sql, persistTo, remote), { quiet: true }));
+}
+
+/**
+ * The deployment's identity (its D1's `deployment` row, src/db/schema.ts): of the local D1, or with
+ * `remote` the deployed one. Throws as `executeSql` does when D1 cannot be read or has no such table.
+ */
+export function deploymentIdentity({ persistTo, remote = false } = {}) {
+  return executeSql("SELECT id FROM deployment", { persistTo, remote })[0]?.id;
 }
 
 /** `executeSql`, abortable with `signal`. */

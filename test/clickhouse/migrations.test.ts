@@ -16,7 +16,7 @@ import {
   splitStatements,
 } from "../../scripts/lib/clickhouse-migrations.mjs";
 // @ts-expect-error -- a plain ESM script shared with `npm run dev`
-import { applyMigrations, executeSql } from "../../scripts/lib/local-worker.mjs";
+import { applyMigrations, deploymentIdentity } from "../../scripts/lib/local-worker.mjs";
 import { databaseName } from "./database";
 
 const url = inject("clickhouseUrl");
@@ -323,7 +323,7 @@ describe("npm run clickhouse:migrate", { timeout: 60_000 }, () => {
     const state = mkdtempSync(join(tmpdir(), "edgehog-d1-"));
     states.push(state);
     applyMigrations({ persistTo: state, quiet: true });
-    return { state, id: (executeSql("SELECT id FROM deployment", { persistTo: state })[0] as { id: string }).id };
+    return { state, id: deploymentIdentity({ persistTo: state }) as string };
   };
   afterAll(() => {
     for (const state of states) rmSync(state, { recursive: true, force: true });

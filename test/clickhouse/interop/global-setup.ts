@@ -10,7 +10,7 @@ import { migrate } from "../../../scripts/lib/clickhouse-migrations.mjs";
 // @ts-expect-error -- a plain ESM script shared with the setup and dev scripts
 import { withEventQueues } from "../../../scripts/lib/wrangler-config.mjs";
 // @ts-expect-error -- a plain ESM script shared with `npm run dev`
-import { applyMigrations, executeSql, ROOT, startWorker } from "../../../scripts/lib/local-worker.mjs";
+import { applyMigrations, deploymentIdentity, ROOT, startWorker } from "../../../scripts/lib/local-worker.mjs";
 import { CLICKHOUSE_TEST_SERVER } from "../test-server";
 
 const ROOT_KEY = "phx_interop_root_key_for_the_clickhouse_interop_tests";
@@ -28,8 +28,7 @@ export default async function setup(project: TestProject) {
   const state = mkdtempSync(join(tmpdir(), "edgehog-clickhouse-interop-"));
   applyMigrations({ persistTo: state, quiet: true });
   // The database is this deployment's: bound to its D1's identity, as npm run clickhouse:migrate does.
-  const [{ id: deployment }] = executeSql("SELECT id FROM deployment", { persistTo: state });
-  await migrate({ url, database, deployment });
+  await migrate({ url, database, deployment: deploymentIdentity({ persistTo: state }) });
   // At the root, so the paths in it (src/, drizzle/, public/) resolve as in wrangler.toml.
   const config = join(ROOT, "wrangler.clickhouse-interop.toml");
   writeFileSync(config, withEventQueues(readFileSync(join(ROOT, "wrangler.toml"), "utf8")));

@@ -1,37 +1,9 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { consumeRows, retryDelaySeconds } from "../../../src/analytics/clickhouse/consumer";
-import type { ClickHouseRows, EventRow } from "../../../src/analytics/clickhouse/rows";
+import { retryDelaySeconds } from "../../../src/analytics/clickhouse/consumer";
 import type { Env } from "../../../src/env";
 import { createProject } from "../../helpers";
-import { capture, rows, until } from "./queue-helpers";
-
-const event = (team: number, fields: Partial<EventRow> = {}): EventRow => ({
-  uuid: crypto.randomUUID(),
-  team_id: team,
-  event: "e",
-  distinct_id: "d",
-  properties: "{}",
-  timestamp: "2026-03-01T00:00:00.000Z",
-  created_at: "2026-03-01T00:00:01.000Z",
-  person_id: null,
-  ...fields,
-});
-
-/** Runs the worker's consumer on a batch of these messages, as Queues would deliver it. */
-async function consume(
-  messages: { id: string; attempts?: number; body: ClickHouseRows }[],
-  workerEnv: Env = env as unknown as Env,
-) {
-  const batch = createMessageBatch<ClickHouseRows>(
-    "edgehog-events",
-    messages.map((m) => ({ id: m.id, attempts: m.attempts ?? 1, timestamp: Date.now(), body: m.body })),
-  );
-  const ctx = createExecutionContext();
-  await consumeRows(batch, workerEnv);
-  return getQueueResult(batch, ctx);
-}
+import { capture, consume, eventRow, rows, until } from "./queue-helpers";
 
 const uuidsOf = (team: number) =>
   rows<{ uuid: string }>("SELECT uuid FROM events WHERE team_id = {team:Int64}", { team }).then((r) =>
@@ -44,7 +16,7 @@ const team = () => 3_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
 describe("events queue consumer", () => {
   it("keeps a batch while ClickHouse is unreachable, retrying later and later, and stores it once it is back", async () => {
     const t = team();
-    const rowsOut = [event(t), event(t)];
+    const rowsOut = [eventRow(t), eventRow(t)];
     const message = { id: "outage-1", body: { events: rowsOut } };
     const down = { ...env, CLICKHOUSE_URL: "http://127.0.0.1:9" } as unknown as Env;
 
@@ -65,8 +37,8 @@ describe("events queue consumer", () => {
   it("stores a redelivered batch once (the insert deduplication token)", async () => {
     const t = team();
     const batch = [
-      { id: "redelivered-1", body: { events: [event(t), event(t)] } },
-      { id: "redelivered-2", body: { events: [event(t)] } },
+      { id: "redelivered-1", body: { events: [eventRow(t), eventRow(t)] } },
+      { id: "redelivered-2", body: { events: [eventRow(t)] } },
     ];
     expect((await consume(batch)).ackAll).toBe(true);
     // Delivered again (e.g. the acknowledgement was lost): same messages, same rows, no second copy.
@@ -95,10 +67,10 @@ describe("events queue consumer", () => {
 
   it("retries bad rows message by message, storing the good messages of the batch", async () => {
     const t = team();
-    const good = [event(t), event(t)];
+    const good = [eventRow(t), eventRow(t)];
     const result = await consume([
       { id: "good-1", body: { events: [good[0]] } },
-      { id: "poison-1", body: { events: [event(t, { uuid: "not-a-uuid" })] } },
+      { id: "poison-1", body: { events: [eventRow(t, { uuid: "not-a-uuid" })] } },
       { id: "good-2", body: { events: [good[1]] } },
     ]);
     expect(result.ackAll).toBe(false);
@@ -111,10 +83,10 @@ describe("events queue consumer", () => {
 
   it("delivers good messages through the real queue past a poison one", async () => {
     const t = team();
-    const good = event(t);
+    const good = eventRow(t);
     const queue = (env as unknown as Env).EVENTS_QUEUE!;
     await queue.sendBatch([
-      { body: { events: [event(t, { timestamp: "not a time" })] }, contentType: "json" },
+      { body: { events: [eventRow(t, { timestamp: "not a time" })] }, contentType: "json" },
       { body: { events: [good] }, contentType: "json" },
     ]);
     await until("SELECT uuid FROM events WHERE team_id = {team:Int64}", { team: t }, (r) => r.length === 1);

@@ -1,10 +1,8 @@
-import { createMessageBatch, createExecutionContext, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { analyticsStore } from "../../../src/analytics";
-import { consumeRows } from "../../../src/analytics/clickhouse/consumer";
 import { forgetOwnershipChecks } from "../../../src/analytics/clickhouse/deployment";
-import type { ClickHouseRows } from "../../../src/analytics/clickhouse/rows";
 import { createDb } from "../../../src/db/client";
 import type { EndpointMaterializer } from "../../../src/endpoints/materializer";
 import type { Env } from "../../../src/env";
@@ -12,7 +10,7 @@ import { expireEvents } from "../../../src/scheduled";
 import { seed } from "../../endpoints/fixtures";
 import { call, createProject } from "../../helpers";
 import { clickhouse } from "./client";
-import { capture, storedEventCount, until } from "./queue-helpers";
+import { capture, consume, eventRow, storedEventCount, until } from "./queue-helpers";
 
 // A ClickHouse database belongs to one deployment (src/analytics/clickhouse/deployment.ts). This file's D1 is
 // a copy of the deployment the run's ClickHouse database is bound to (setup.ts); giving it another identity
@@ -171,25 +169,7 @@ describe("a second deployment (another D1) against the same ClickHouse database"
   it("has the consumer keep every message for retry", async () => {
     await becomeDeployment(crypto.randomUUID());
     const team = 5_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
-    const body: ClickHouseRows = {
-      events: [
-        {
-          uuid: crypto.randomUUID(),
-          team_id: team,
-          event: "e",
-          distinct_id: "d",
-          properties: "{}",
-          timestamp: "2026-03-01T00:00:00.000Z",
-          created_at: "2026-03-01T00:00:01.000Z",
-          person_id: null,
-        },
-      ],
-    };
-    const batch = createMessageBatch<ClickHouseRows>("edgehog-events", [
-      { id: "refused-1", attempts: 1, timestamp: Date.now(), body },
-    ]);
-    await consumeRows(batch, workerEnv);
-    const result = await getQueueResult(batch, createExecutionContext());
+    const result = await consume([{ id: "refused-1", body: { events: [eventRow(team)] } }]);
     expect(result.ackAll).toBe(false);
     expect(result.retryBatch).toEqual({ retry: true });
     expect(await storedEventCount(team)).toBe(0);

@@ -1,5 +1,9 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { consumeRows } from "../../../src/analytics/clickhouse/consumer";
+import type { ClickHouseRows, EventRow } from "../../../src/analytics/clickhouse/rows";
+import type { Env } from "../../../src/env";
 import { BASE } from "../../helpers";
 import { clickhouse } from "./client";
 
@@ -65,4 +69,31 @@ export async function untilStored(projectId: number, before: number, count: numb
     { team: projectId },
     ([row]) => Number(row.n) >= before + count,
   );
+}
+
+/** An event row as capture queues it for ClickHouse, of project `team`. */
+export const eventRow = (team: number, fields: Partial<EventRow> = {}): EventRow => ({
+  uuid: crypto.randomUUID(),
+  team_id: team,
+  event: "e",
+  distinct_id: "d",
+  properties: "{}",
+  timestamp: "2026-03-01T00:00:00.000Z",
+  created_at: "2026-03-01T00:00:01.000Z",
+  person_id: null,
+  ...fields,
+});
+
+/** Runs the worker's consumer on a batch of these messages, as Queues would deliver it. */
+export async function consume(
+  messages: { id: string; attempts?: number; body: ClickHouseRows }[],
+  workerEnv: Env = env as unknown as Env,
+) {
+  const batch = createMessageBatch<ClickHouseRows>(
+    "edgehog-events",
+    messages.map((m) => ({ id: m.id, attempts: m.attempts ?? 1, timestamp: Date.now(), body: m.body })),
+  );
+  const ctx = createExecutionContext();
+  await consumeRows(batch, workerEnv);
+  return getQueueResult(batch, ctx);
 }
