@@ -4,7 +4,7 @@ import { authenticate } from "./auth/middleware";
 import { cors } from "./lib/cors";
 import { d1Sessions } from "./lib/d1-sessions";
 import { withoutTrailingSlash } from "./lib/path";
-import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, captureRoutes } from "./capture/routes";
+import { CAPTURE_BODY_LIMIT, CAPTURE_PATHS, CAPTURE_V1_PATH, captureRoutes } from "./capture/routes";
 import { personCohortsRoutes } from "./cohorts/person-cohorts-routes";
 import { cohortRoutes } from "./cohorts/routes";
 import { refreshFlagDefinitions } from "./flags/definitions-cache";
@@ -48,7 +48,8 @@ export function mountProjectScoped(app: OpenAPIHono<AppEnv>, router: Router, can
 
 /** The surface posthog-js calls from any site (capture, flag evaluation, remote config). */
 const SDK_FLAG_PATHS = new Set(["/flags", "/decide"]);
-const SDK_PATHS = new Set<string>([...CAPTURE_PATHS, ...SDK_FLAG_PATHS]);
+const ALL_CAPTURE_PATHS = [...CAPTURE_PATHS, CAPTURE_V1_PATH];
+const SDK_PATHS = new Set<string>([...ALL_CAPTURE_PATHS, ...SDK_FLAG_PATHS]);
 const isSdkPath = (path: string) => SDK_PATHS.has(path) || path.startsWith("/array/");
 
 /**
@@ -73,7 +74,7 @@ export function createApp() {
   });
   app.use("*", d1Sessions({ readsOnly }));
   app.use("*", cors({ isSdkPath }));
-  app.use("*", limitBodyByPath(DEFAULT_BODY_LIMIT, [{ paths: CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }]));
+  app.use("*", limitBodyByPath(DEFAULT_BODY_LIMIT, [{ paths: ALL_CAPTURE_PATHS, maxSize: CAPTURE_BODY_LIMIT }]));
 
   mountProjectScoped(app, projectRoutes, "projects");
   // Before the persons router, so /persons/funnel etc. never reach its /persons/{id} routes.

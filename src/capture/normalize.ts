@@ -105,7 +105,7 @@ function distinctIdOf(item: Raw, properties: Raw): string | undefined {
  * PostHog's rule: a client `timestamp` is shifted by the client's clock skew (`now - sent_at`);
  * without `sent_at` it is taken as is; `offset` (ms before sending) counts back from receipt.
  */
-function eventTime(item: Raw, sentAt: Date | null, now: Date): string {
+export function eventTime(item: Raw, sentAt: Date | null, now: Date): string {
   const timestamp = parseDate(item.timestamp);
   let ms: number;
   if (timestamp && sentAt) ms = timestamp.getTime() + (now.getTime() - sentAt.getTime());
@@ -116,7 +116,7 @@ function eventTime(item: Raw, sentAt: Date | null, now: Date): string {
   return new Date(ms).toISOString();
 }
 
-function parseDate(value: unknown): Date | null {
+export function parseDate(value: unknown): Date | null {
   if (typeof value !== "string" && typeof value !== "number") return null;
   if (typeof value === "string" && !value.trim()) return null;
   const date = new Date(value);

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
-import { captureRequest } from "./service";
+import { captureRequest, captureV1Request } from "./service";
+import { CaptureV1Request } from "./v1-schema";
 
 const CaptureResponse = z
   .object({
@@ -34,8 +35,61 @@ const captureRoute = (path: string, summary: string) =>
 /** The four capture paths PostHog SDKs use, all served by the same handler. */
 export const CAPTURE_PATHS = ["/batch", "/capture", "/e", "/i/v0/e"] as const;
 
+/** PostHog's Capture V1 path (posthog-node with `POSTHOG_CAPTURE_MODE=v1`), answered per event. */
+export const CAPTURE_V1_PATH = "/i/v1/analytics/events";
+
 /** Capture batches get more room than other bodies (PostHog accepts 20 MB), compressed or decoded. */
 export const CAPTURE_BODY_LIMIT = 20 * 1024 * 1024;
+
+const V1Result = z
+  .object({
+    result: z.enum(["ok", "drop", "retry"]),
+    details: z.string().optional().openapi({
+      description:
+        "Why the event is not `ok`: PostHog's tag (`missing_distinct_id`, `invalid_event_timestamp`, `event_too_big`, `not_persisted`, ...).",
+    }),
+  })
+  .openapi("CaptureV1Result");
+
+const CaptureV1Response = z
+  .object({
+    results: z.record(z.string(), V1Result).openapi({
+      description:
+        "One result per event of the batch, keyed by its uuid (lowercase, hyphenated), in the batch's order.",
+    }),
+  })
+  .openapi("CaptureV1Response");
+
+const captureV1Route = defineRoute({
+  method: "post",
+  path: CAPTURE_V1_PATH,
+  tags: ["capture"],
+  summary: "Capture events, PostHog's V1 protocol (per-event results)",
+  description: [
+    "The protocol of PostHog's newest SDKs. The project token is the `Authorization: Bearer` credential; the body",
+    "is JSON, gzip-compressed with `Content-Encoding: gzip` when the SDK compresses. Each event is answered on its",
+    "own: `ok` (stored), `drop` (malformed, with the reason in `details`; not worth retrying) or `retry` (not stored",
+    "this time; the answer then carries `Retry-After`). A batch with no events, an event without a valid uuid or a",
+    "uuid sent twice is refused whole (400). An event sent again with the same uuid is stored once.",
+    "`PostHog-Request-Timestamp` (RFC 3339) is the SDK's clock for the skew correction, `PostHog-Sdk-Info`",
+    "(`posthog-node/5.70.0`) gives the events' `$lib` and `$lib_version`.",
+  ].join(" "),
+  auth: { kind: "project_token" },
+  request: {
+    headers: z.object({
+      "PostHog-Sdk-Info": z.string().optional(),
+      "PostHog-Attempt": z.string().optional(),
+      "PostHog-Request-Id": z.string().optional(),
+      "PostHog-Request-Timestamp": z.string().optional(),
+    }),
+    // By reference: no route validator may read the body before it is decompressed.
+    body: {
+      required: true,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CaptureV1Request" } } },
+    },
+  },
+  responses: { 200: jsonResponse(CaptureV1Response, "Each event's result") },
+});
 
 const router = createRouter();
 for (const path of CAPTURE_PATHS) {
@@ -47,4 +101,13 @@ for (const path of CAPTURE_PATHS) {
     );
   });
 }
+router.openAPIRegistry.register("CaptureV1Request", CaptureV1Request);
+router.openapi(captureV1Route, async (c) => {
+  const results = await captureV1Request(c.env, c.get("db"), c.req.raw, CAPTURE_BODY_LIMIT);
+  const requestId = c.req.header("posthog-request-id");
+  if (requestId) c.header("PostHog-Request-Id", requestId);
+  // The SDK waits at least this long before sending the `retry` events again.
+  if ([...results.values()].some((r) => r.result === "retry")) c.header("Retry-After", "1");
+  return c.json({ results: Object.fromEntries(results) }, 200);
+});
 export const captureRoutes = router;

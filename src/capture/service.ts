@@ -1,11 +1,13 @@
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { refreshFlagDefinitions } from "../flags/definitions-cache";
-import { authenticationFailed, validationError } from "../lib/errors";
+import { ApiError, authenticationFailed, notAuthenticated, toApiError, validationError } from "../lib/errors";
 import { decodeSdkBody } from "../lib/sdk-body";
+import type { CapturedEvent } from "../persons/ingest/event";
 import { eventSink, ingestEvents } from "../persons/ingest";
-import { getProjectByToken } from "../projects/service";
+import { getProjectByToken, type Project } from "../projects/service";
 import { normalizeCapture, type RejectedEvent } from "./normalize";
+import { normalizeV1Batch, v1RequestMeta } from "./normalize-v1";
 
 export interface CaptureResult {
   accepted: number;
@@ -22,30 +24,125 @@ export async function captureRequest(
   request: Request,
   maxDecodedBytes: number,
 ): Promise<CaptureResult> {
-  const { payload, form } = decodeSdkBody(await request.arrayBuffer(), {
+  const payload = await payloadOf(request, maxDecodedBytes);
+  const { token, events, rejected } = normalizeCapture(
+    payload.payload,
+    new URL(request.url).searchParams,
+    payload.form,
+    new Date(),
+  );
+  if (!token) {
+    throw authenticationFailed("API key not provided. You can find your project API key in your project settings.");
+  }
+  const project = await projectOf(db, token);
+  if (!events.length) {
+    throw validationError(rejected[0]?.reason ?? "No events in the request.", null, "invalid_payload");
+  }
+  await store(env, db, project.id, events);
+  return { accepted: events.length, rejected };
+}
+
+/** A Capture V1 event's answer (PostHog's codes; `details` says why it was not `ok`). */
+export interface V1Result {
+  result: "ok" | "drop" | "retry";
+  details?: string;
+}
+
+/**
+ * Handles one Capture V1 request (`/i/v1/analytics/events`): the project token is the Bearer
+ * credential, and every event gets its own result, keyed by uuid in the batch's order. Malformed
+ * events are dropped and the rest stored; events that could not be stored this time are `retry`.
+ */
+export async function captureV1Request(
+  env: Env,
+  db: Db,
+  request: Request,
+  maxDecodedBytes: number,
+): Promise<Map<string, V1Result>> {
+  const project = await projectOf(db, bearerToken(request.headers.get("authorization")));
+  const meta = v1RequestMeta(request.headers);
+  const { payload } = await payloadOf(request, maxDecodedBytes);
+  const items = normalizeV1Batch(payload, meta, new Date());
+  const results = new Map<string, V1Result>(
+    items.map((item) => [item.uuid, "drop" in item ? { result: "drop", details: item.drop } : { result: "ok" }]),
+  );
+  const events = items.flatMap((item) => ("event" in item ? [item.event] : []));
+  for (const [uuid, result] of await storeForResults(env, db, project.id, events)) results.set(uuid, result);
+  return results;
+}
+
+/**
+ * Stores the events and says what became of each. An event the store refuses for itself (4xx: a
+ * value too large for D1 or for the queue, or a person it would grow past that) fails the whole
+ * ingest with nothing written, so the events are then stored one by one, in order, to drop only those. A store that is busy or unavailable leaves
+ * every event to be retried; a misconfigured deployment is the request's 500.
+ */
+async function storeForResults(
+  env: Env,
+  db: Db,
+  projectId: number,
+  events: CapturedEvent[],
+): Promise<Map<string, V1Result>> {
+  const every = (result: V1Result) => new Map(events.map((e) => [e.uuid, result]));
+  if (!events.length) return new Map();
+  try {
+    await store(env, db, projectId, events);
+    return every({ result: "ok" });
+  } catch (err) {
+    const failure = toApiError(err);
+    if (failure.code === "misconfigured") throw err;
+    if (failure.status >= 500) {
+      if (!(err instanceof ApiError))
+        console.error(`project ${projectId}: storing ${events.length} event(s) failed`, err);
+      return every({ result: "retry", details: "not_persisted" });
+    }
+    if (events.length === 1) return every({ result: "drop", details: dropReason(failure) });
+    const results = new Map<string, V1Result>();
+    for (const event of events) {
+      for (const [uuid, result] of await storeForResults(env, db, projectId, [event])) results.set(uuid, result);
+    }
+    return results;
+  }
+}
+
+/** PostHog's tag for an event its store refuses: `event_too_big` for size, `rejected` otherwise. */
+const dropReason = (err: ApiError) =>
+  err.code === "payload_too_large" || err.code === "query_too_large" ? "event_too_big" : "rejected";
+
+/** Stores and processes accepted events; new group types refresh the flags' cached definitions. */
+async function store(env: Env, db: Db, projectId: number, events: CapturedEvent[]) {
+  const { groupTypesAdded } = await ingestEvents(db, eventSink(env), projectId, events);
+  if (groupTypesAdded) await refreshFlagDefinitions(env, db, projectId);
+}
+
+async function payloadOf(request: Request, maxDecodedBytes: number) {
+  const decoded = decodeSdkBody(await request.arrayBuffer(), {
     contentType: request.headers.get("content-type"),
     contentEncoding: request.headers.get("content-encoding"),
     maxDecodedBytes,
   });
-  if (payload === undefined) {
+  if (decoded.payload === undefined) {
     throw validationError(
       "No data found. Make sure to use a POST request when sending the payload in the body of the request.",
       null,
       "no_data",
     );
   }
-  const { token, events, rejected } = normalizeCapture(payload, new URL(request.url).searchParams, form, new Date());
-  if (!token) {
-    throw authenticationFailed("API key not provided. You can find your project API key in your project settings.");
-  }
+  return decoded;
+}
+
+async function projectOf(db: Db, token: string): Promise<Project> {
   const project = await getProjectByToken(db, token);
   if (!project) {
     throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   }
-  if (!events.length) {
-    throw validationError(rejected[0]?.reason ?? "No events in the request.", null, "invalid_payload");
-  }
-  const { groupTypesAdded } = await ingestEvents(db, eventSink(env), project.id, events);
-  if (groupTypesAdded) await refreshFlagDefinitions(env, db, project.id);
-  return { accepted: events.length, rejected };
+  return project;
+}
+
+/** The project token of `Authorization: Bearer <token>`, as Capture V1 sends it. */
+function bearerToken(header: string | null): string {
+  if (!header) throw notAuthenticated();
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw authenticationFailed("Authorization header must be of the form 'Bearer <project API key>'.");
+  return match[1];
 }

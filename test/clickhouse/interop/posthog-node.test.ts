@@ -1,5 +1,6 @@
 import { PostHog } from "posthog-node";
 import { beforeAll, describe, expect, it } from "vitest";
+import { captureV1Scenario } from "../../interop/capture-v1-scenario";
 import { api, newProject, workerUrl } from "../../interop/client";
 
 /**
@@ -79,5 +80,9 @@ describe("posthog-node into ClickHouse", () => {
     expect(personOf(after, "anon-ch-1")).toEqual([identified.uuid]);
     expect(personOf(after, "user-ch-1")).toEqual([identified.uuid]);
     expect(after.filter((r) => r[0] === "anon-ch-1")).toHaveLength(2);
+  });
+
+  it("in Capture V1 mode: captures, identifies, aliases and sets person properties through the queue", async () => {
+    await captureV1Scenario();
   });
 });

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createProject, envelope } from "../../helpers";
 
-import { capture, personUuid, until } from "./queue-helpers";
+import { capture, personUuid, rows, until, untilStored } from "./queue-helpers";
 
 describe("capture on ClickHouse", () => {
   it("queues events from every SDK path into ClickHouse with their person, and none into D1", async () => {
@@ -115,5 +115,50 @@ describe("capture on ClickHouse", () => {
     expect(await env.DB.prepare("SELECT version, properties FROM persons WHERE uuid = ?").bind(uuid).first()).toEqual(
       before,
     );
+  });
+
+  it("capture v1: queues the stored events, drops only the one too large for the queue, and a retry stores nothing twice", async () => {
+    const project = await createProject();
+    const event = (name: string, properties: Record<string, unknown> = {}) => ({
+      event: name,
+      uuid: crypto.randomUUID(),
+      distinct_id: "v1-ch",
+      timestamp: "2026-01-02T03:04:05.678Z",
+      session_id: "s-ch",
+      options: {},
+      properties,
+    });
+    const batch = [
+      event("first", { $set: { plan: "pro" } }),
+      event("big", { big: "x".repeat(130_000) }),
+      event("last"),
+    ];
+    const send = () =>
+      call("/i/v1/analytics/events", {
+        method: "POST",
+        key: project.api_token,
+        body: { created_at: new Date().toISOString(), batch },
+      });
+    for (const attempt of [1, 2]) {
+      const res = await send();
+      expect(res.status, `attempt ${attempt}: ${res.text}`).toBe(200);
+      expect(Object.values(res.json.results)).toEqual([
+        { result: "ok" },
+        { result: "drop", details: "event_too_big" },
+        { result: "ok" },
+      ]);
+    }
+    const person = await personUuid(project.id, "v1-ch");
+    // The same uuids twice: reads see each event once (ReplacingMergeTree by uuid, as FINAL reads it).
+    await untilStored(project.id, 0, 2);
+    const stored = await rows<{ event: string; person_id: string; session: string }>(
+      "SELECT event, toString(person_id) AS person_id, JSONExtractString(properties, '$session_id') AS session FROM events FINAL WHERE team_id = {team:Int64} ORDER BY event",
+      { team: project.id },
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored).toEqual([
+      { event: "first", person_id: person, session: "s-ch" },
+      { event: "last", person_id: person, session: "s-ch" },
+    ]);
   });
 });
