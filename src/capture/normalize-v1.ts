@@ -26,12 +26,15 @@ export interface V1RequestMeta {
 type Raw = Record<string, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The form SDKs send, recognised before trying the others. */
+const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 /** PostHog's limits on these fields are in bytes. */
 const MAX_NAME_BYTES = 200;
 const MAX_SDK_INFO_BYTES = 200;
 const encoder = new TextEncoder();
-const bytes = (text: string) => encoder.encode(text).length;
+/** Whether `text` is longer than `max` UTF-8 bytes (a UTF-16 unit is at most 3 bytes: most texts need no encoding). */
+const longerThan = (text: string, max: number) => text.length * 3 > max && encoder.encode(text).length > max;
 
 const refuse = (detail: string, code: string, attr: string | null = null) =>
   validationError(`invalid batch: ${detail}`, attr, code);
@@ -55,6 +58,7 @@ export function normalizeV1Batch(payload: unknown, meta: V1RequestMeta, now: Dat
 
 /** The uuid in its canonical form (lowercase, hyphenated), which keys the event's result. */
 function uuidOf(raw: unknown, index: number): string {
+  if (typeof raw === "string" && HYPHENATED.test(raw)) return raw.toLowerCase();
   const text = typeof raw === "string" ? raw.trim() : "";
   if (!text) throw refuse(`event ${index} has no uuid`, "missing_event_uuid", "uuid");
   // The forms a UUID parser accepts: hyphenated, 32 digits, braced, or a URN.
@@ -71,19 +75,19 @@ function checkEvent(item: Raw, meta: V1RequestMeta, now: Date, uuid: string): Ca
   const name = item.event;
   if (name === "$performance_event") return "dropped_performance_event";
   if (typeof name !== "string" || !name) return "missing_event_name";
-  if (bytes(name) > MAX_NAME_BYTES) return "event_name_too_long";
+  if (longerThan(name, MAX_NAME_BYTES)) return "event_name_too_long";
   const distinctId = typeof item.distinct_id === "string" ? wellFormed(item.distinct_id.trim()) : "";
   if (!distinctId) return "missing_distinct_id";
-  if (bytes(distinctId) > MAX_NAME_BYTES) return "distinct_id_too_large";
+  if (longerThan(distinctId, MAX_NAME_BYTES)) return "distinct_id_too_large";
   if (typeof item.timestamp !== "string" || !isRfc3339(item.timestamp)) return "invalid_event_timestamp";
   const properties = item.properties === undefined ? {} : item.properties;
   if (!isObject(properties)) return "malformed_event_properties";
   const options = optionsOf(item.options);
   if (!options) return "invalid_options";
 
-  // The fields v1 lifted out of the properties go back in as the properties PostHog stores,
-  // after the client's own (so they win).
-  const stored: Raw = { ...properties };
+  // The fields v1 lifted out of the properties go back in as the properties PostHog stores, over
+  // the client's own of the same name. In place: the object is the decoded body's, ours alone.
+  const stored: Raw = properties;
   const put = (key: string, value: unknown) => {
     if (value !== undefined) stored[key] = value;
   };
@@ -155,7 +159,7 @@ export function v1RequestMeta(headers: Headers): V1RequestMeta {
 }
 
 function libOf(info: string | null): V1RequestMeta["lib"] {
-  if (!info || bytes(info) > MAX_SDK_INFO_BYTES) return null;
+  if (!info || longerThan(info, MAX_SDK_INFO_BYTES)) return null;
   const slash = info.lastIndexOf("/");
   const name = info.slice(0, Math.max(slash, 0)).trim();
   const version = info.slice(slash + 1).trim();
