@@ -1,8 +1,8 @@
-import { validationError } from "../lib/errors";
+import { authenticationFailed, notAuthenticated, validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
-import { wellFormed } from "../lib/text";
+import { excerpt } from "../lib/text";
 import type { CapturedEvent } from "../persons/ingest/event";
-import { eventTime } from "./normalize";
+import { cleanDistinctId, eventTime, UUID } from "./normalize";
 
 /**
  * Capture V1 (`POST /i/v1/analytics/events`, PostHog's Rust capture service `v1/analytics`): a batch
@@ -12,11 +12,17 @@ import { eventTime } from "./normalize";
  * PostHog's reason tag and the others are stored.
  */
 
-/** One event of the batch, in order: stored as `event`, or dropped for `drop` (PostHog's tag). */
-export type V1Item = { uuid: string; event: CapturedEvent } | { uuid: string; drop: string };
+/**
+ * One event of the batch, in order: stored as `event` (whose uuid is the canonical form), or dropped
+ * for `drop` (PostHog's tag). `key` is the uuid as the SDK sent it: the SDK finds its event's result
+ * under that exact text.
+ */
+export type V1Item = { key: string } & ({ event: CapturedEvent } | { drop: string });
 
-/** What the request's headers tell about the events (PostHog-Request-Timestamp, PostHog-Sdk-Info). */
+/** What the request's headers say: the project token, and what they tell about the events. */
 export interface V1RequestMeta {
+  /** The project token, the `Authorization: Bearer` credential. */
+  token: string;
   /** When the SDK sent this attempt: the clock skew is measured against it. */
   sentAt: Date | null;
   /** `$lib` and `$lib_version`, which v1 events no longer carry in their properties. */
@@ -25,9 +31,6 @@ export interface V1RequestMeta {
 
 type Raw = Record<string, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** The form SDKs send, recognised before trying the others. */
-const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 /** PostHog's limits on these fields are in bytes. */
 const MAX_NAME_BYTES = 200;
@@ -41,8 +44,9 @@ const refuse = (detail: string, code: string, attr: string | null = null) =>
 
 export function normalizeV1Batch(payload: unknown, meta: V1RequestMeta, now: Date): V1Item[] {
   if (!isObject(payload)) throw refuse("the body must be a JSON object", "request_parsing_error");
-  if (typeof payload.created_at !== "string" || !isRfc3339(payload.created_at))
-    throw refuse(`created_at is not valid RFC 3339: ${String(payload.created_at)}`, "invalid_batch", "created_at");
+  const createdAt = payload.created_at;
+  if (typeof createdAt !== "string" || !isRfc3339(createdAt))
+    throw refuse(`created_at is not valid RFC 3339: ${describe(createdAt)}`, "invalid_batch", "created_at");
   if (!Array.isArray(payload.batch)) throw refuse("`batch` must be a list of events", "request_parsing_error", "batch");
   if (!payload.batch.length) throw refuse("request batch is empty", "empty_batch", "batch");
   const seen = new Set<string>();
@@ -52,21 +56,25 @@ export function normalizeV1Batch(payload: unknown, meta: V1RequestMeta, now: Dat
     if (seen.has(uuid)) throw refuse(`event ${index} repeats uuid ${uuid}`, "duplicate_event_uuid", "uuid");
     seen.add(uuid);
     const checked = checkEvent(item, meta, now, uuid);
-    return typeof checked === "string" ? { uuid, drop: checked } : { uuid, event: checked };
+    const key = item.uuid as string;
+    return typeof checked === "string" ? { key, drop: checked } : { key, event: checked };
   });
 }
 
-/** The uuid in its canonical form (lowercase, hyphenated), which keys the event's result. */
+/** A value quoted in an error message: a string's excerpt, or the kind of value (it may be huge). */
+const describe = (value: unknown) =>
+  typeof value === "string" ? excerpt(value) : value === null ? "null" : typeof value;
+
+/** The uuid in its canonical form (lowercase, hyphenated), under which the event is stored and de-duplicated. */
 function uuidOf(raw: unknown, index: number): string {
-  if (typeof raw === "string" && HYPHENATED.test(raw)) return raw.toLowerCase();
+  if (typeof raw === "string" && UUID.test(raw)) return raw.toLowerCase();
   const text = typeof raw === "string" ? raw.trim() : "";
   if (!text) throw refuse(`event ${index} has no uuid`, "missing_event_uuid", "uuid");
-  // The forms a UUID parser accepts: hyphenated, 32 digits, braced, or a URN.
+  // The other forms a UUID parser accepts: 32 digits, braced, or a URN.
   let s = text.toLowerCase().replace(/^urn:uuid:/, "");
   if (s.startsWith("{") && s.endsWith("}")) s = s.slice(1, -1);
   if (/^[0-9a-f]{32}$/.test(s)) s = s.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, "$1-$2-$3-$4-$5");
-  if (!UUID.test(s))
-    throw refuse(`event ${index} has an invalid uuid: ${text.slice(0, 64)}`, "invalid_event_uuid", "uuid");
+  if (!UUID.test(s)) throw refuse(`event ${index} has an invalid uuid: ${excerpt(text)}`, "invalid_event_uuid", "uuid");
   return s;
 }
 
@@ -76,7 +84,7 @@ function checkEvent(item: Raw, meta: V1RequestMeta, now: Date, uuid: string): Ca
   if (name === "$performance_event") return "dropped_performance_event";
   if (typeof name !== "string" || !name) return "missing_event_name";
   if (longerThan(name, MAX_NAME_BYTES)) return "event_name_too_long";
-  const distinctId = typeof item.distinct_id === "string" ? wellFormed(item.distinct_id.trim()) : "";
+  const distinctId = typeof item.distinct_id === "string" ? cleanDistinctId(item.distinct_id) : "";
   if (!distinctId) return "missing_distinct_id";
   if (longerThan(distinctId, MAX_NAME_BYTES)) return "distinct_id_too_large";
   if (typeof item.timestamp !== "string" || !isRfc3339(item.timestamp)) return "invalid_event_timestamp";
@@ -100,7 +108,13 @@ function checkEvent(item: Raw, meta: V1RequestMeta, now: Date, uuid: string): Ca
   put("$lib", meta.lib?.name);
   put("$lib_version", meta.lib?.version);
   const sentAt = options.disable_skew_correction ? null : meta.sentAt;
-  return { uuid, event: name, distinctId, properties: stored, timestamp: eventTime(item, sentAt, now) };
+  return {
+    uuid,
+    event: name,
+    distinctId,
+    properties: stored,
+    timestamp: eventTime({ timestamp: item.timestamp }, sentAt, now),
+  };
 }
 
 interface V1Options {
@@ -141,19 +155,25 @@ function booleanOf(value: unknown): boolean | undefined {
 const isRfc3339 = (text: string) => RFC_3339.test(text) && !Number.isNaN(Date.parse(text));
 
 /**
- * The request's headers as v1 uses them. `PostHog-Request-Timestamp` must be RFC 3339 when sent;
- * `PostHog-Sdk-Info` (`posthog-node/5.70.0`) names the library, and is ignored when malformed.
+ * The request's headers as v1 uses them: the project token of `Authorization: Bearer` (401 without
+ * one); `PostHog-Request-Timestamp`, which must be RFC 3339 when sent; `PostHog-Sdk-Info`
+ * (`posthog-node/5.70.0`), which names the library and is ignored when malformed.
  */
 export function v1RequestMeta(headers: Headers): V1RequestMeta {
-  const timestamp = headers.get("posthog-request-timestamp");
-  if (timestamp !== null && !isRfc3339(timestamp.trim()))
+  const authorization = headers.get("authorization");
+  if (!authorization) throw notAuthenticated();
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!bearer) throw authenticationFailed("Authorization header must be of the form 'Bearer <project API key>'.");
+  const timestamp = headers.get("posthog-request-timestamp")?.trim();
+  if (timestamp !== undefined && !isRfc3339(timestamp))
     throw validationError(
-      `invalid header value: PostHog-Request-Timestamp is not valid RFC 3339: ${timestamp.slice(0, 64)}`,
+      `invalid header value: PostHog-Request-Timestamp is not valid RFC 3339: ${excerpt(timestamp)}`,
       "PostHog-Request-Timestamp",
       "invalid_header_value",
     );
   return {
-    sentAt: timestamp === null ? null : new Date(timestamp.trim()),
+    token: bearer[1],
+    sentAt: timestamp === undefined ? null : new Date(timestamp),
     lib: libOf(headers.get("posthog-sdk-info")),
   };
 }

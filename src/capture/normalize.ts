@@ -15,7 +15,8 @@ export interface CaptureRequest {
 }
 
 type Raw = Record<string, unknown>;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A uuid in the hyphenated form SDKs send, in either case. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** PostHog refuses timestamps this far in the future and uses the receive time instead. */
 const MAX_FUTURE_MS = 23 * 3600 * 1000;
 
@@ -97,9 +98,11 @@ function distinctIdOf(item: Raw, properties: Raw): string | undefined {
   const raw = item.distinct_id ?? item.$distinct_id ?? properties.distinct_id;
   if (typeof raw === "number" || typeof raw === "boolean") return String(raw);
   if (typeof raw !== "string") return undefined;
-  const trimmed = raw.trim();
-  return trimmed.length ? wellFormed(trimmed) : undefined;
+  return cleanDistinctId(raw) || undefined;
 }
+
+/** A distinct id as it is stored and looked up: trimmed, well-formed text ("" when nothing is left). */
+export const cleanDistinctId = (raw: string) => wellFormed(raw.trim());
 
 /**
  * PostHog's rule: a client `timestamp` is shifted by the client's clock skew (`now - sent_at`);
@@ -116,7 +119,7 @@ export function eventTime(item: Raw, sentAt: Date | null, now: Date): string {
   return new Date(ms).toISOString();
 }
 
-export function parseDate(value: unknown): Date | null {
+function parseDate(value: unknown): Date | null {
   if (typeof value !== "string" && typeof value !== "number") return null;
   if (typeof value === "string" && !value.trim()) return null;
   const date = new Date(value);

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { jsonResponse, jsonText, jsonTextResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
+import { UUID } from "./normalize";
+import { v1RequestMeta } from "./normalize-v1";
 import { captureRequest, captureV1Request, type V1Result } from "./service";
 import { CaptureV1Request } from "./v1-schema";
 
@@ -64,13 +66,15 @@ const OK = JSON.stringify({ result: "ok" });
 
 /**
  * The results as JSON text, written directly: a batch of 1000 events answers 1000 entries, nearly
- * all `ok`, and building then serializing an object per event costs more than the rest of the answer
- * (the uuids are canonical: hex digits and hyphens, nothing to escape).
+ * all `ok`, and building then serializing an object per event costs more than the rest of the answer.
+ * The keys are the uuids as sent: nothing to escape in the usual hyphenated form.
  */
-function v1ResultsJson(results: Map<string, V1Result>) {
+function v1ResultsJson(results: [string, V1Result][]) {
   const entries: string[] = [];
-  for (const [uuid, result] of results)
-    entries.push(`"${uuid}":${result.result === "ok" && !result.details ? OK : JSON.stringify(result)}`);
+  for (const [uuid, result] of results) {
+    const key = UUID.test(uuid) ? `"${uuid}"` : JSON.stringify(uuid);
+    entries.push(`${key}:${result.result === "ok" && !result.details ? OK : JSON.stringify(result)}`);
+  }
   return jsonText<z.infer<typeof CaptureV1Response>>(`{"results":{${entries.join(",")}}}`);
 }
 
@@ -117,11 +121,12 @@ for (const path of CAPTURE_PATHS) {
 }
 router.openAPIRegistry.register("CaptureV1Request", CaptureV1Request);
 router.openapi(captureV1Route, async (c) => {
-  const results = await captureV1Request(c.env, c.get("db"), c.req.raw, CAPTURE_BODY_LIMIT);
+  const meta = v1RequestMeta(c.req.raw.headers);
+  const results = await captureV1Request(c.env, c.get("db"), meta, c.req.raw, CAPTURE_BODY_LIMIT);
   const requestId = c.req.header("posthog-request-id");
   if (requestId) c.header("PostHog-Request-Id", requestId);
   // The SDK waits at least this long before sending the `retry` events again.
-  if ([...results.values()].some((r) => r.result === "retry")) c.header("Retry-After", "1");
+  if (results.some(([, r]) => r.result === "retry")) c.header("Retry-After", "1");
   return jsonTextResponse(c, v1ResultsJson(results), 200);
 });
 export const captureRoutes = router;

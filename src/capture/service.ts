@@ -1,13 +1,13 @@
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { refreshFlagDefinitions } from "../flags/definitions-cache";
-import { ApiError, authenticationFailed, notAuthenticated, toApiError, validationError } from "../lib/errors";
+import { ApiError, authenticationFailed, toApiError, validationError } from "../lib/errors";
 import { decodeSdkBody } from "../lib/sdk-body";
 import type { CapturedEvent } from "../persons/ingest/event";
 import { eventSink, ingestEvents } from "../persons/ingest";
 import { getProjectByToken, type Project } from "../projects/service";
 import { normalizeCapture, type RejectedEvent } from "./normalize";
-import { normalizeV1Batch, v1RequestMeta } from "./normalize-v1";
+import { normalizeV1Batch, type V1RequestMeta } from "./normalize-v1";
 
 export interface CaptureResult {
   accepted: number;
@@ -49,65 +49,65 @@ export interface V1Result {
 }
 
 /**
- * Handles one Capture V1 request (`/i/v1/analytics/events`): the project token is the Bearer
- * credential, and every event gets its own result, keyed by uuid in the batch's order. Malformed
- * events are dropped and the rest stored; events that could not be stored this time are `retry`.
+ * Handles one Capture V1 request (`/i/v1/analytics/events`), its headers already read: every event
+ * gets its own result, as `[uuid as sent, result]` in the batch's order. Malformed events are dropped
+ * and the rest stored; events that could not be stored this time are `retry`.
  */
 export async function captureV1Request(
   env: Env,
   db: Db,
+  meta: V1RequestMeta,
   request: Request,
   maxDecodedBytes: number,
-): Promise<Map<string, V1Result>> {
-  const project = await projectOf(db, bearerToken(request.headers.get("authorization")));
-  const meta = v1RequestMeta(request.headers);
+): Promise<[string, V1Result][]> {
+  const project = await projectOf(db, meta.token);
   const { payload } = await payloadOf(request, maxDecodedBytes);
   const items = normalizeV1Batch(payload, meta, new Date());
-  const results = new Map<string, V1Result>(
-    items.map((item) => [item.uuid, "drop" in item ? { result: "drop", details: item.drop } : { result: "ok" }]),
-  );
   const events = items.flatMap((item) => ("event" in item ? [item.event] : []));
-  for (const [uuid, result] of await storeForResults(env, db, project.id, events)) results.set(uuid, result);
-  return results;
+  const stored = await storeForResults(env, db, project.id, events);
+  let next = 0;
+  return items.map((item) => [item.key, "drop" in item ? { result: "drop", details: item.drop } : stored[next++]]);
 }
 
+const OK: V1Result = { result: "ok" };
+const NOT_PERSISTED: V1Result = { result: "retry", details: "not_persisted" };
+
 /**
- * Stores the events and says what became of each. An event the store refuses for itself (4xx: a
- * value too large for D1 or for the queue, or a person it would grow past that) fails the whole
- * ingest with nothing written, so the events are then stored one by one, in order, to drop only those. A store that is busy or unavailable leaves
- * every event to be retried; a misconfigured deployment is the request's 500.
+ * Stores the events and says what became of each, in order. An event the store refuses for itself
+ * (4xx: a value too large or too deeply nested for D1, too large for the queue, or a person it would
+ * grow past that) fails the whole ingest with nothing written, so the batch is then split in halves,
+ * stored in order, until the refused events stand alone and are dropped: a few bad events cost a
+ * few more ingests, not one per event. A store that is busy or unavailable leaves every event to be
+ * retried; a misconfigured deployment is the request's 500.
  */
-async function storeForResults(
-  env: Env,
-  db: Db,
-  projectId: number,
-  events: CapturedEvent[],
-): Promise<Map<string, V1Result>> {
-  const every = (result: V1Result) => new Map(events.map((e) => [e.uuid, result]));
-  if (!events.length) return new Map();
+async function storeForResults(env: Env, db: Db, projectId: number, events: CapturedEvent[]): Promise<V1Result[]> {
+  if (!events.length) return [];
   try {
     await store(env, db, projectId, events);
-    return every({ result: "ok" });
+    return events.map(() => OK);
   } catch (err) {
     const failure = toApiError(err);
     if (failure.code === "misconfigured") throw err;
     if (failure.status >= 500) {
       if (!(err instanceof ApiError))
         console.error(`project ${projectId}: storing ${events.length} event(s) failed`, err);
-      return every({ result: "retry", details: "not_persisted" });
+      return events.map(() => NOT_PERSISTED);
     }
-    if (events.length === 1) return every({ result: "drop", details: dropReason(failure) });
-    const results = new Map<string, V1Result>();
-    for (const event of events) {
-      for (const [uuid, result] of await storeForResults(env, db, projectId, [event])) results.set(uuid, result);
-    }
-    return results;
+    if (events.length === 1) return [{ result: "drop", details: dropReason(failure) }];
+    const half = Math.ceil(events.length / 2);
+    return [
+      ...(await storeForResults(env, db, projectId, events.slice(0, half))),
+      ...(await storeForResults(env, db, projectId, events.slice(half))),
+    ];
   }
 }
 
-/** PostHog's tag for an event its store refuses: `event_too_big` for size, `rejected` otherwise. */
-const dropReason = (err: ApiError) =>
-  err.code === "payload_too_large" || err.code === "query_too_large" ? "event_too_big" : "rejected";
+/** PostHog's tag for an event its store refuses. */
+function dropReason(err: ApiError): string {
+  if (err.code === "payload_too_large" || err.code === "query_too_large") return "event_too_big";
+  if (err.code === "json_too_deep") return "malformed_event_properties";
+  return "rejected";
+}
 
 /** Stores and processes accepted events; new group types refresh the flags' cached definitions. */
 async function store(env: Env, db: Db, projectId: number, events: CapturedEvent[]) {
@@ -137,12 +137,4 @@ async function projectOf(db: Db, token: string): Promise<Project> {
     throw authenticationFailed("Project API key invalid. You can find your project API key in your project settings.");
   }
   return project;
-}
-
-/** The project token of `Authorization: Bearer <token>`, as Capture V1 sends it. */
-function bearerToken(header: string | null): string {
-  if (!header) throw notAuthenticated();
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw authenticationFailed("Authorization header must be of the form 'Bearer <project API key>'.");
-  return match[1];
 }

@@ -7,10 +7,10 @@ import { z } from "@hono/zod-openapi";
 const V1Event = z
   .object({
     event: z.string().openapi({ description: "At most 200 bytes; `$performance_event` is dropped." }),
-    uuid: z
-      .string()
-      .uuid()
-      .openapi({ description: "Keys the event's result; an event sent again with it is stored once." }),
+    uuid: z.string().openapi({
+      description:
+        "A UUID (hyphenated; 32 digits, braced and `urn:uuid:` forms are accepted too). The event's result is keyed by it as sent; the event is stored under its lowercase hyphenated form, and sent again with it, stored once.",
+    }),
     distinct_id: z.string().openapi({ description: "At most 200 bytes." }),
     timestamp: z
       .string()
@@ -29,7 +29,8 @@ const V1Event = z
       })
       .optional()
       .openapi({
-        description: "Stored as `$cookieless_mode`, `$ignore_sent_at`, `$process_person_profile`, `$product_tour_id`.",
+        description:
+          'Stored as `$cookieless_mode`, `$ignore_sent_at`, `$process_person_profile`, `$product_tour_id`. The flags also take `"true"`/`"false"`/`"1"`/`"0"` and numbers; `product_tour_id` an integer. Anything else drops the event (`invalid_options`).',
       }),
     properties: z
       .record(z.string(), z.unknown())

@@ -91,14 +91,24 @@ const serverError = () => new ApiError(500, "server_error", "error", "A server e
  */
 const D1_SIZE_LIMIT = /\bSQLITE_TOOBIG\b|too many SQL variables|LIKE or GLOB pattern too complex/;
 
+/**
+ * D1's JSON functions refuse a value nested deeper than about 1,000 levels as "malformed JSON"
+ * (everything bound is JSON.stringify's output, so depth is the only way to get there): the
+ * request's value cannot be stored, a 400 rather than a server error.
+ */
+const D1_JSON_TOO_DEEP = /\bmalformed JSON\b/;
+
+const jsonTooDeep = () =>
+  validationError("A JSON value of the request is nested too deeply to be stored.", null, "json_too_deep");
+
 /** A statement built from the request that D1 refuses for its size. */
 const queryTooLarge = () =>
   validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
 
-/** Whether D1 refused a statement for its size. */
-function isD1SizeLimit(err: unknown): boolean {
+/** Whether D1 refused a statement for this reason. */
+function isD1Refusal(err: unknown, reason: RegExp): boolean {
   const error = d1ErrorOf(err);
-  return error instanceof Error && D1_SIZE_LIMIT.test(error.message);
+  return error instanceof Error && reason.test(error.message);
 }
 
 /** Turns the first Zod issue into PostHog's validation envelope (`attr` joins nested paths with `__`). */
@@ -114,7 +124,8 @@ export function fromZodError(error: ZodError): ApiError {
 export function toApiError(err: unknown, contentType?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof ZodError) return fromZodError(err);
-  if (isD1SizeLimit(err)) return queryTooLarge();
+  if (isD1Refusal(err, D1_SIZE_LIMIT)) return queryTooLarge();
+  if (isD1Refusal(err, D1_JSON_TOO_DEEP)) return jsonTooDeep();
   if (err instanceof HTTPException) {
     if (err.status === 415) return unsupportedMediaType(contentType);
     if (err.status === 413) return payloadTooLarge(0);

@@ -164,7 +164,7 @@ describe("capture v1", () => {
     expect(persons.json.results).toEqual([]);
   });
 
-  it("stores a retried request's events once, and keys results by the canonical uuid", async () => {
+  it("stores a retried request's events once, and keys results by the uuid as sent (the SDK looks it up so)", async () => {
     const upper = crypto.randomUUID().toUpperCase();
     const batch = [
       v1Event({ distinct_id: "v1-retry", uuid: upper, properties: { $set: { visits: 1 } } }),
@@ -173,9 +173,89 @@ describe("capture v1", () => {
     const first = await send(batch);
     const second = await send(batch, { headers: { "posthog-attempt": "2" } });
     expect(second.json).toEqual(first.json);
-    expect(Object.keys(first.json.results)[0]).toBe(upper.toLowerCase());
+    expect(Object.keys(first.json.results)).toEqual([upper, batch[1].uuid]);
     const rows = await stored([upper.toLowerCase(), batch[1].uuid as string]);
-    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.uuid)).toEqual([upper.toLowerCase(), batch[1].uuid]);
+  });
+
+  it("accepts the other uuid forms, stored canonical, and refuses two forms of one uuid", async () => {
+    const forms = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const sent = [forms[0].replace(/-/g, ""), `{${forms[1]}}`, `urn:uuid:${forms[2]}`];
+    const res = await send(sent.map((uuid) => v1Event({ distinct_id: "v1-forms", uuid })));
+    expect(Object.keys(res.json.results)).toEqual(sent);
+    expect((await stored(forms)).map((r) => r.uuid)).toEqual(forms);
+    const twice = await send([v1Event({ uuid: forms[0] }), v1Event({ uuid: forms[0].toUpperCase() })]);
+    expect(twice.status).toBe(400);
+    expect(twice.json.code).toBe("duplicate_event_uuid");
+  });
+
+  it("takes timestamps as sent without PostHog-Request-Timestamp; null options and non-string session ids are ignored", async () => {
+    const at = "2026-03-04T05:06:07.890Z";
+    const event = v1Event({ distinct_id: "v1-plain", timestamp: at, options: null, session_id: 42, window_id: null });
+    const res = await send(null, {
+      body: JSON.stringify({ created_at: new Date().toISOString(), batch: [event] }),
+      headers: { "posthog-request-timestamp": "" },
+    });
+    expect(res.status).toBe(400);
+    const headers = new Headers({ "content-type": "application/json", authorization: `Bearer ${project.api_token}` });
+    const plain = await exports.default.fetch(
+      new Request(`${BASE}/i/v1/analytics/events`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ created_at: new Date().toISOString(), batch: [event] }),
+      }),
+    );
+    expect(await plain.json()).toEqual({ results: { [event.uuid as string]: { result: "ok" } } });
+    const [row] = await stored([event.uuid as string]);
+    expect(row.timestamp).toBe(at);
+    expect(row.properties).not.toHaveProperty("$session_id");
+    expect(row.properties).not.toHaveProperty("$window_id");
+    expect(row.properties).not.toHaveProperty("$lib");
+  });
+
+  it("counts the 200 limits in bytes: 200 pass, 201 drop", async () => {
+    const fits = [
+      v1Event({ event: "é".repeat(100), distinct_id: "v1-bytes" }),
+      v1Event({ distinct_id: `v1-bytes-${"x".repeat(191)}` }),
+    ];
+    const over = [
+      v1Event({ event: `${"é".repeat(100)}x`, distinct_id: "v1-bytes" }),
+      v1Event({ distinct_id: `v1-bytes-${"x".repeat(192)}` }),
+    ];
+    const res = await send([...fits, ...over]);
+    expect(Object.values(res.json.results)).toEqual([
+      { result: "ok" },
+      { result: "ok" },
+      { result: "drop", details: "event_name_too_long" },
+      { result: "drop", details: "distinct_id_too_large" },
+    ]);
+  });
+
+  it("drops only the events whose properties D1 cannot store (nested too deeply), in a batch split until they stand alone", async () => {
+    const deep = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth));
+    const batch = Array.from({ length: 9 }, (_, i) =>
+      v1Event({ distinct_id: "v1-deep", event: `e${i}`, properties: i === 2 || i === 7 ? { x: deep(1200) } : { i } }),
+    );
+    const res = await send(batch);
+    expect(res.status).toBe(200);
+    expect(Object.values(res.json.results)).toEqual(
+      batch.map((_, i) =>
+        i === 2 || i === 7 ? { result: "drop", details: "malformed_event_properties" } : { result: "ok" },
+      ),
+    );
+    const rows = await stored(batch.map((e) => e.uuid as string));
+    expect(rows.map((r) => r.event)).toEqual(["e0", "e1", "e3", "e4", "e5", "e6", "e8"]);
+    // /batch/ refuses such a request whole, as a request error.
+    const classic = await call("/batch/", {
+      method: "POST",
+      key: null,
+      body: {
+        api_key: project.api_token,
+        batch: [{ event: "deep", distinct_id: "v1-deep", properties: { x: deep(1200) } }],
+      },
+    });
+    expect(classic.status).toBe(400);
+    expect(classic.json).toMatchObject({ code: "json_too_deep" });
   });
 
   it("corrects the clock skew against PostHog-Request-Timestamp, unless disable_skew_correction", async () => {
@@ -242,6 +322,11 @@ describe("capture v1", () => {
     const badTimestamp = await send([good], { headers: { "posthog-request-timestamp": "soon" } });
     expect(badTimestamp.status).toBe(400);
     expect(badTimestamp.json).toMatchObject({ code: "invalid_header_value", attr: "PostHog-Request-Timestamp" });
+    const deepCreatedAt = await send(null, {
+      body: `{"created_at":${"[".repeat(100_000)}${"]".repeat(100_000)},"batch":[]}`,
+    });
+    expect(deepCreatedAt.status).toBe(400);
+    expect(deepCreatedAt.json.detail).toBe("invalid batch: created_at is not valid RFC 3339: object");
     const notJson = await send(null, { body: "{nope" });
     expect(notJson.status).toBe(400);
     expect(await stored([good.uuid as string])).toEqual([]);

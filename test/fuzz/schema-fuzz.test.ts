@@ -89,6 +89,8 @@ type Spec = {
   perField?: number;
   /** Same handler as another operation fuzzed in full: the core mutations only, no member names. */
   light?: boolean;
+  /** The Bearer credential, when not the root key (Capture V1 takes the project token). */
+  key?: () => string;
 };
 type Response = Awaited<ReturnType<typeof call>>;
 type Failure = { op: string; where: string; mutation: string; status: number; slow?: string; body: string };
@@ -446,6 +448,21 @@ const captureBody = () => ({
   ],
 });
 
+const captureV1Body = () => ({
+  created_at: new Date().toISOString(),
+  batch: [
+    {
+      event: "fuzz_capture_v1",
+      uuid: crypto.randomUUID(),
+      distinct_id: "fuzz-capture",
+      timestamp: RECENT(),
+      session_id: "fuzz-session",
+      options: { process_person_profile: true, disable_skew_correction: false },
+      properties: { $set: { plan: "capture" }, $current_url: "https://x.test/" },
+    },
+  ],
+});
+
 /** Valid queries and bodies, victims and restores, per operation (`METHOD /path` as the document spells it). */
 function specs(): Record<string, Spec> {
   const lifecycle = {
@@ -657,6 +674,7 @@ function specs(): Record<string, Spec> {
     "POST /capture": { bodies: [captureBody], light: true },
     "POST /e": { bodies: [captureBody], light: true },
     "POST /i/v0/e": { bodies: [captureBody], light: true },
+    "POST /i/v1/analytics/events": { bodies: [captureV1Body], key: () => fuzz.api_token },
   };
 }
 
@@ -682,7 +700,7 @@ async function send(op: Operation, spec: Spec, req: Request, where: string, muta
   const url = op.path.replace(/\{([^}]+)\}/g, (_m, name) => values[name]) + queryString(req.query ?? spec.query ?? {});
   let body: unknown = req.body;
   if (!req.body && spec.bodies) body = { value: spec.bodies[0](victim) };
-  const options: Parameters<typeof call>[1] = { method: op.method };
+  const options: Parameters<typeof call>[1] = { method: op.method, key: spec.key?.() };
   if (body && "raw" in (body as object)) {
     const raw = body as { raw: string; contentType: string };
     options.rawBody = raw.raw;

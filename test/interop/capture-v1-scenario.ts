@@ -12,25 +12,7 @@ export async function captureV1Scenario() {
   const project = await newProject();
   const paths: string[] = [];
   const errors: unknown[] = [];
-  const previous = process.env.POSTHOG_CAPTURE_MODE;
-  process.env.POSTHOG_CAPTURE_MODE = "v1";
-  let client: PostHog;
-  try {
-    client = new PostHog(project.api_token, {
-      host: workerUrl(),
-      flushAt: 1000,
-      flushInterval: 0,
-      // The client's own fetch, watched: the test fails if the SDK did not speak v1.
-      fetch: (url, options) => {
-        paths.push(new URL(url).pathname);
-        return fetch(url, options);
-      },
-    });
-  } finally {
-    if (previous === undefined) delete process.env.POSTHOG_CAPTURE_MODE;
-    else process.env.POSTHOG_CAPTURE_MODE = previous;
-  }
-  client.on("error", (err) => errors.push(err));
+  const client = v1Client(project.api_token, paths, errors);
 
   client.capture({ distinctId: "anon-v1", event: "page viewed", properties: { $set: { first_page: "/pricing" } } });
   client.capture({ distinctId: "anon-v1", event: "signup started" });
@@ -86,4 +68,49 @@ export async function captureV1Scenario() {
     await new Promise((r) => setTimeout(r, 500));
   }
   expect(rows).toEqual(expected);
+}
+
+/** A posthog-node client in Capture V1 mode whose requests' paths and reported errors are collected. */
+function v1Client(token: string, paths: string[], errors: unknown[]): PostHog {
+  const previous = process.env.POSTHOG_CAPTURE_MODE;
+  process.env.POSTHOG_CAPTURE_MODE = "v1";
+  try {
+    const client = new PostHog(token, {
+      host: workerUrl(),
+      flushAt: 1000,
+      flushInterval: 0,
+      // The client's own fetch, watched: the test fails if the SDK did not speak v1.
+      fetch: (url, options) => {
+        paths.push(new URL(url).pathname);
+        return fetch(url, options);
+      },
+    });
+    client.on("error", (err) => errors.push(err));
+    return client;
+  } finally {
+    if (previous === undefined) delete process.env.POSTHOG_CAPTURE_MODE;
+    else process.env.POSTHOG_CAPTURE_MODE = previous;
+  }
+}
+
+/**
+ * The SDK hears of a dropped event under the uuid it sent (here in capitals, as a caller may pass
+ * one), and the batch's other events are stored.
+ */
+export async function captureV1DropScenario() {
+  const project = await newProject();
+  const errors: unknown[] = [];
+  const client = v1Client(project.api_token, [], errors);
+  const dropped = crypto.randomUUID().toUpperCase();
+  client.capture({ distinctId: "drop-v1", event: "$performance_event", uuid: dropped });
+  client.capture({ distinctId: "drop-v1", event: "kept" });
+  await client.shutdown();
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatchObject({
+    name: "CaptureV1Error",
+    drops: [{ uuid: dropped, details: "dropped_performance_event" }],
+    retryExhausted: [],
+  });
+  const list = await api(`/api/environments/${project.id}/persons/?distinct_id=drop-v1`);
+  expect(list.json.results).toHaveLength(1);
 }

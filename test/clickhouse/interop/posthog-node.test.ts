@@ -1,6 +1,6 @@
 import { PostHog } from "posthog-node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { captureV1Scenario } from "../../interop/capture-v1-scenario";
+import { captureV1DropScenario, captureV1Scenario } from "../../interop/capture-v1-scenario";
 import { api, newProject, workerUrl } from "../../interop/client";
 
 /**
@@ -84,5 +84,9 @@ describe("posthog-node into ClickHouse", () => {
 
   it("in Capture V1 mode: captures, identifies, aliases and sets person properties through the queue", async () => {
     await captureV1Scenario();
+  });
+
+  it("in Capture V1 mode: reports a dropped event under the uuid it sent, and stores the others", async () => {
+    await captureV1DropScenario();
   });
 });
