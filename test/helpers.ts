@@ -41,6 +41,10 @@ export async function call(path: string, options: CallOptions = {}) {
   return { status: response.status, headers: response.headers, text, json };
 }
 
+/** Text gzip-compressed, as SDKs compress their bodies. */
+export const gzip = (text: string): Promise<ArrayBuffer> =>
+  new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+
 export async function createProject(name = `project ${crypto.randomUUID().slice(0, 8)}`, timezone?: string) {
   const res = await call("/api/projects/", { method: "POST", body: { name, timezone } });
   if (res.status !== 201) throw new Error(`project creation failed: ${res.status} ${res.text}`);

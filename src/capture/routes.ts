@@ -56,8 +56,7 @@ const V1Result = z
 const CaptureV1Response = z
   .object({
     results: z.record(z.string(), V1Result).openapi({
-      description:
-        "One result per event of the batch, keyed by its uuid (lowercase, hyphenated), in the batch's order.",
+      description: "One result per event of the batch, keyed by its uuid as sent, in the batch's order.",
     }),
   })
   .openapi("CaptureV1Response");

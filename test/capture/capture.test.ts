@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, createProject, envelope } from "../helpers";
+import { BASE, createProject, envelope, gzip } from "../helpers";
 
 let project: { id: number; api_token: string };
 beforeAll(async () => {
@@ -23,11 +23,6 @@ const eventsOf = async (distinctId: string) =>
       .bind(project.id, distinctId)
       .all<{ uuid: string; event: string; person_id: number | null; properties: string; timestamp: string }>()
   ).results;
-
-async function gzip(text: string) {
-  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
 
 describe("capture", () => {
   it("stores a distinct id holding a lone surrogate as U+FFFD, the same person every time", async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createProject, envelope, evenSplit, createFlag as createProjectFlag } from "../helpers";
+import { call, createKey, createProject, envelope, evenSplit, gzip, createFlag as createProjectFlag } from "../helpers";
 
 /**
  * What posthog-js needs from the SDK surface: CORS from any site, bodies as it sends them (gzip
@@ -7,10 +7,6 @@ import { call, createKey, createProject, envelope, evenSplit, createFlag as crea
  */
 let project: { id: number; api_token: string };
 const SITE = "https://shop.example";
-
-async function gzip(text: string): Promise<ArrayBuffer> {
-  return new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
-}
 
 const createFlag = (body: unknown) => createProjectFlag(project.id, body);
 
