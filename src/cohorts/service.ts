@@ -48,9 +48,8 @@ async function validateDefinition(db: Db, projectId: number, row: CohortRow) {
   // D1 prepares what reads will run, without running it: a definition it refuses (a statement too
   // long, or with too many values) is this write's 400 instead of a failure of every later read.
   await db.all(sql`EXPLAIN SELECT ${member}`).catch((err: unknown) => {
-    const failure = classifyD1QueryError(err);
-    if (failure.kind === "query")
-      throw validationError(`This cohort's filters cannot be evaluated: ${failure.message}.`, "filters");
+    const reason = unevaluableReason(err);
+    if (reason !== undefined) throw validationError(`This cohort's filters cannot be evaluated: ${reason}`, "filters");
     throw err;
   });
 }
@@ -244,9 +243,8 @@ export async function cohortsContainingPerson(db: Db, projectId: number, personI
 }
 
 /**
- * Runs `work` on a stored cohort; when the cohort cannot be evaluated (its definition's 400, found
- * while compiling it, or D1 refusing the statement) the reason is logged and `unevaluable` answers
- * instead. Anything else (an outage) stays the caller's failure.
+ * Runs `work` on a stored cohort; when the cohort cannot be evaluated (unevaluableReason) the
+ * reason is logged and `unevaluable` answers instead.
  */
 async function evaluating<T>(
   cohort: CohortRow,
@@ -256,16 +254,22 @@ async function evaluating<T>(
   try {
     return await work();
   } catch (err) {
-    let reason: string | undefined;
-    if (err instanceof ApiError) reason = err.status === 400 ? err.detail : undefined;
-    else {
-      const failure = classifyD1QueryError(err);
-      reason = failure.kind === "query" ? `${failure.message}.` : undefined;
-    }
+    const reason = unevaluableReason(err);
     if (reason === undefined) throw err;
     console.warn(`cohort ${cohort.id} of project ${cohort.projectId} cannot be evaluated: ${reason}`);
     return unevaluable(reason);
   }
+}
+
+/**
+ * Why a cohort cannot be evaluated, when that is what an error says: its definition's 400 (found
+ * while compiling it), or D1 refusing the statement for what it is. Undefined for anything else (an
+ * outage), which stays the caller's failure.
+ */
+function unevaluableReason(err: unknown): string | undefined {
+  if (err instanceof ApiError) return err.status === 400 ? err.detail : undefined;
+  const failure = classifyD1QueryError(err);
+  return failure.kind === "query" ? `${failure.message}.` : undefined;
 }
 
 /** A page of the cohort's members; a stored cohort that cannot be evaluated is a 400 saying why. */

@@ -2,7 +2,7 @@ import { type Node, variableName } from "./ast";
 import { refuse } from "./errors";
 import { nonNull } from "./nullability";
 import type { Printed, Scope } from "./scope";
-import { quoteString } from "./sqlite-catalog";
+import { quoteString } from "../lib/sql";
 
 /** What comparisons need of the expression printer (it prints operands, subqueries and lists). */
 export interface ExprPrinter {

@@ -5,7 +5,8 @@ import { lookupField, resolvingAlias } from "./fields";
 import { aggregateSql, INTERVAL_UNITS, isAggregate, scalarSql } from "./functions";
 import { QueryPrinter } from "./query-printer";
 import type { Scope } from "./scope";
-import { jsonPath, quoteIdent, quoteString } from "./sqlite-catalog";
+import { quoteString } from "../lib/sql";
+import { jsonPath, quoteIdent } from "./sqlite-catalog";
 
 const CAST_TYPES: [RegExp, (x: string) => string][] = [
   [/^u?int\d*$|^integer$/, (x) => `CAST(${x} AS INTEGER)`],

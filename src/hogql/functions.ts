@@ -1,3 +1,4 @@
+import { quoteString } from "../lib/sql";
 import { refuse } from "./errors";
 
 /**
@@ -152,7 +153,7 @@ function jsonArgsPath(keys: string[]): string {
     else if (/^'([^'"]|'')*'$/.test(key)) path += `."${key.slice(1, -1).replaceAll("''", "'")}"`;
     else refuse("JSONExtract keys must be string or integer literals");
   }
-  return `'${path.replaceAll("'", "''")}'`;
+  return quoteString(path);
 }
 
 /** Aggregates; each also exists with PostHog's `If` combinator (`countIf`, `sumIf`, `uniqIf`, ...). */

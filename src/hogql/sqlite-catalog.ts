@@ -1,6 +1,7 @@
 import type { CatalogTable } from "./catalog";
 import { jsonPathKey } from "../lib/json";
 import { refuse } from "./errors";
+import { quoteString } from "../lib/sql";
 
 /** The catalog as SQLite reads it: D1's tables, filtered by the project bound as `?1`. */
 export const PROJECT_PARAM = "?1";
@@ -22,7 +23,6 @@ export function catalogSource(table: CatalogTable, withPerson: boolean): string 
 }
 
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
-export const quoteString = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** A SQLite JSON path for a property chain; HogQL array indexes are 1-based. */
 export function jsonPath(chain: (string | number)[]): string {

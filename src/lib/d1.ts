@@ -6,6 +6,13 @@ import { renderSql } from "./sql";
 /** D1's own error behind a failed query: drizzle's query builder wraps it (as the cause). */
 export const d1ErrorOf = (err: unknown): unknown => (err instanceof DrizzleQueryError && err.cause ? err.cause : err);
 
+/** Whether D1 refused a statement for `reason`: its error's message (or that error's cause) matches. */
+export function refusedByD1(err: unknown, reason: RegExp): boolean {
+  const error = d1ErrorOf(err);
+  if (!(error instanceof Error)) return false;
+  return reason.test(error.message) || (error.cause instanceof Error && reason.test(error.cause.message));
+}
+
 /** A statement of an atomic group: a drizzle query builder, or hand-written SQL (drizzle's `sql` template). */
 export type BatchItem = SQL | { toSQL(): { sql: string; params: unknown[] } };
 

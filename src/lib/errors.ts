@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
-import { d1ErrorOf } from "./d1";
+import { refusedByD1 } from "./d1";
 
 /** PostHog's error envelope (drf-exceptions-hog): every failure answers in this shape. */
 export type ErrorType =
@@ -105,12 +105,6 @@ const jsonTooDeep = () =>
 const queryTooLarge = () =>
   validationError("The request's filters or values are too large for one database query.", null, "query_too_large");
 
-/** Whether D1 refused a statement for this reason. */
-function isD1Refusal(err: unknown, reason: RegExp): boolean {
-  const error = d1ErrorOf(err);
-  return error instanceof Error && reason.test(error.message);
-}
-
 /** Turns the first Zod issue into PostHog's validation envelope (`attr` joins nested paths with `__`). */
 export function fromZodError(error: ZodError): ApiError {
   const issue = error.issues[0];
@@ -124,8 +118,8 @@ export function fromZodError(error: ZodError): ApiError {
 export function toApiError(err: unknown, contentType?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof ZodError) return fromZodError(err);
-  if (isD1Refusal(err, D1_SIZE_LIMIT)) return queryTooLarge();
-  if (isD1Refusal(err, D1_JSON_TOO_DEEP)) return jsonTooDeep();
+  if (refusedByD1(err, D1_SIZE_LIMIT)) return queryTooLarge();
+  if (refusedByD1(err, D1_JSON_TOO_DEEP)) return jsonTooDeep();
   if (err instanceof HTTPException) {
     if (err.status === 415) return unsupportedMediaType(contentType);
     if (err.status === 413) return payloadTooLarge(0);

@@ -5,6 +5,9 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 const dialect = new SQLiteSyncDialect();
 const casing = new CasingCache();
 
+/** A SQLite string literal (single quotes doubled): for text the statement must hold as written. */
+export const quoteString = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
 /** A drizzle `sql` statement as SQLite text with positional `?` parameters and their values. */
 export const renderSql = (statement: SQL) => dialect.sqlToQuery(statement);
 

@@ -176,6 +176,15 @@ const MULTIPLE_FIRST_TOUCH_FILTER = {
   breakdown_attribution_type: "first_touch",
 };
 
+/** Two steps broken down by `$browser` with this attribution (the attribution tests' filter). */
+const browserAttribution = (attribution: string) => ({
+  ...FILTER,
+  events: TWO_STEPS,
+  breakdown_type: "event",
+  breakdown: ["$browser"],
+  breakdown_attribution_type: attribution,
+});
+
 /**
  * `test_funnel_step_custom_breakdown_limit_with_nulls*`: person_{num}_{i} (i < num < 5) do the three
  * steps with `some_breakdown_val` = num; person_null does them without the property.
@@ -358,13 +367,7 @@ conformance({ name: "PostHog funnel breakdown tests (breakdown_cases.py)", versi
 
   agreesOnBreakdowns(
     "test_funnel_step_breakdown_with_first_touch_attribution",
-    {
-      ...FILTER,
-      events: TWO_STEPS,
-      breakdown_type: "event",
-      breakdown: ["$browser"],
-      breakdown_attribution_type: "first_touch",
-    },
+    browserAttribution("first_touch"),
     // First touch: person4's "alakazam" on "buy" is disregarded; person5 has no value ("").
     attributionJourneys("alakazam"),
     [
@@ -378,13 +381,7 @@ conformance({ name: "PostHog funnel breakdown tests (breakdown_cases.py)", versi
 
   agreesOnBreakdowns(
     "test_funnel_step_breakdown_with_last_touch_attribution",
-    {
-      ...FILTER,
-      events: TWO_STEPS,
-      breakdown_type: "event",
-      breakdown: ["$browser"],
-      breakdown_attribution_type: "last_touch",
-    },
+    browserAttribution("last_touch"),
     // Last touch: person4's 0 on "sign up" is disregarded; person5 has no value ("").
     attributionJourneys("Alakazam"),
     [

@@ -23,6 +23,13 @@ beforeAll(async () => {
   ]);
 });
 
+/** A one-step funnel's persons drill-down over the last week, with `body`'s filters and breakdown. */
+const funnel = (body: Record<string, unknown>) =>
+  call(personsPath(project.id, "funnel/"), {
+    method: "POST",
+    body: { events: [{ id: "x", order: 0 }], date_from: "-7d", funnel_step: 1, ...body },
+  });
+
 const expect400 = (res: { status: number; json: any }, attr: string, detail?: RegExp) => {
   expect(res.status, JSON.stringify(res.json)?.slice(0, 300)).toBe(400);
   const body = envelope(res);
@@ -90,27 +97,12 @@ describe("property filters", () => {
     const res = await personsWhere([{ key: ODD_KEY, value: "odd" }]);
     expect(res.status, res.text).toBe(200);
     expect(res.json.results.map((p: any) => p.distinct_ids[0])).toEqual(["short"]);
-    const funnel = await call(`/api/environments/${project.id}/persons/funnel/`, {
-      method: "POST",
-      body: {
-        events: [{ id: "x", order: 0 }],
-        date_from: "-7d",
-        funnel_step: 1,
-        breakdown: ODD_KEY,
-        breakdown_type: "person",
-        funnel_step_breakdown: "odd",
-      },
-    });
-    expect(funnel.status, funnel.text).toBe(200);
-    expect(funnel.json.results[0].people.map((p: any) => p.distinct_ids[0])).toEqual(["short"]);
+    const odd = await funnel({ breakdown: ODD_KEY, breakdown_type: "person", funnel_step_breakdown: "odd" });
+    expect(odd.status, odd.text).toBe(200);
+    expect(odd.json.results[0].people.map((p: any) => p.distinct_ids[0])).toEqual(["short"]);
   });
 
   it("runs analysis filters of any size and text (ClickHouse: past the URL's budget, values travel as literals)", async () => {
-    const funnel = (body: Record<string, unknown>) =>
-      call(`/api/environments/${project.id}/persons/funnel/`, {
-        method: "POST",
-        body: { events: [{ id: "x", order: 0 }], date_from: "-7d", funnel_step: 1, ...body },
-      });
     const needles = Array.from({ length: 900 }, (_, i) => `no-${i}-'\\`).concat(["PRO"]);
     const big = await funnel({ properties: [{ key: "plan", operator: "icontains", value: needles, type: "person" }] });
     expect(big.status, big.text.slice(0, 300)).toBe(200);
@@ -156,11 +148,7 @@ describe("property filters", () => {
       expect400(cohort, "filters", detail);
       if (what !== "a 100 KB key" && what !== "a 100 KB value")
         expect400(await personsWhere([filter]), "properties", detail);
-      const funnel = await call(`/api/environments/${project.id}/persons/funnel/`, {
-        method: "POST",
-        body: { events: [{ id: "x", order: 0 }], date_from: "-7d", funnel_step: 1, properties: [filter] },
-      });
-      expect400(funnel, "properties", detail);
+      expect400(await funnel({ properties: [filter] }), "properties", detail);
       const testAccounts = await call(`/api/projects/${project.id}/`, {
         method: "PATCH",
         body: { test_account_filters: [filter] },

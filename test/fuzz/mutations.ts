@@ -41,7 +41,7 @@ const nested = (depth: number, leaf: unknown, wrap: (inner: unknown) => unknown)
 };
 
 /** Every hostile value, by name. No positive small integers: a stray `1` could address a real (guarded) row. */
-export const MUTATIONS = {
+const MUTATIONS = {
   // size and shape
   str100k: "x".repeat(KB100),
   unicode100k: "é\u200d".repeat(KB100 / 4),
@@ -91,9 +91,9 @@ export const MUTATIONS = {
   template: "{variables.x}${x}{{x}}",
 } satisfies Record<string, unknown>;
 
-export type MutationName = keyof typeof MUTATIONS;
-export const ALL_MUTATIONS: MutationName[] = Object.keys(MUTATIONS) as MutationName[];
-export const mutation = (name: MutationName): Mutation => ({ name, value: MUTATIONS[name] });
+type MutationName = keyof typeof MUTATIONS;
+const ALL_MUTATIONS: MutationName[] = Object.keys(MUTATIONS) as MutationName[];
+const mutation = (name: MutationName): Mutation => ({ name, value: MUTATIONS[name] });
 
 /** A plain 64-character search string (long enough for a trigram or LIKE pattern to cost something). */
 export const SEARCH64 = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
@@ -294,14 +294,14 @@ export function toJson(value: unknown): string {
 }
 
 /** What a query parameter's value becomes as text: strings as they are, anything else as JSON. */
-export function queryText(value: unknown): string {
+function queryText(value: unknown): string {
   if (typeof value === "string") return value;
   if (value instanceof RawNumber) return value.literal;
   return toJson(value);
 }
 
 /** encodeURIComponent, except that lone surrogates (which make it throw) go out as their WTF-8 bytes. */
-export function encodeQueryValue(value: unknown): string {
+function encodeQueryValue(value: unknown): string {
   if (value instanceof RawQuery) return value.text;
   const text = queryText(value);
   if (!/[\ud800-\udfff]/.test(text)) return encodeURIComponent(text);

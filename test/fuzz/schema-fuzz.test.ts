@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createFlag, createProject, envelope, identifyGroup } from "../helpers";
-import { capture } from "../persons/helpers";
+import { capture, personsPath } from "../persons/helpers";
 import {
   type JsonPath,
   type Kind,
@@ -163,7 +163,6 @@ async function ok(res: Response, what: string) {
 const flagsPath = (p: number, rest = "") => `/api/projects/${p}/feature_flags/${rest}`;
 const cohortsPath = (p: number, rest = "") => `/api/projects/${p}/cohorts/${rest}`;
 const endpointsPath = (p: number, rest = "") => `/api/environments/${p}/endpoints/${rest}`;
-const personsPath = (p: number, rest = "") => `/api/environments/${p}/persons/${rest}`;
 
 async function personOf(projectId: number, distinctId: string) {
   const list = await ok(

@@ -50,12 +50,10 @@ export class ClickHouseParams {
 const wellFormedValue = (value: unknown): unknown =>
   typeof value === "string" ? wellFormed(value) : Array.isArray(value) ? value.map(wellFormedValue) : value;
 
-/** A value as ClickHouse literal text: quoted strings, numbers, arrays of those, NULL. */
+/** A value as ClickHouse literal text: quoted strings, numbers, arrays of those (what the analysis binds). */
 function literal(value: unknown): string {
   if (typeof value === "string") return quoteString(value);
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  if (typeof value === "boolean") return value ? "true" : "false";
-  if (value === null || value === undefined) return "NULL";
   if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
   throw new Error(`no ClickHouse literal for ${typeof value}`);
 }

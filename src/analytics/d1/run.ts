@@ -1,4 +1,5 @@
 import type { D1Client } from "../../db/client";
+import { refusedByD1 } from "../../lib/d1";
 import type { Params } from "../../lib/sql";
 import { queryTimeout, queryTooComplex } from "../errors";
 
@@ -6,12 +7,11 @@ export const D1_MAX_PARAMS = 100;
 
 /** Maps D1 failures caused by the size of a query to a clear envelope; anything else stays a 500. */
 export function mapD1Error(err: unknown): unknown {
-  const message =
-    err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}` : String(err);
-  if (/timed? ?out|timeout|exceeded.*(time|cpu)|interrupted/i.test(message)) return queryTimeout();
+  if (refusedByD1(err, /timed? ?out|timeout|exceeded.*(time|cpu)|interrupted/i)) return queryTimeout();
   if (
-    /too many SQL variables|too many terms|too complex|tree is too large|too many columns|string or blob too big|SQLITE_TOOBIG/i.test(
-      message,
+    refusedByD1(
+      err,
+      /too many SQL variables|too many terms|too complex|tree is too large|too many columns|string or blob too big|SQLITE_TOOBIG/i,
     )
   ) {
     return queryTooComplex("The analysis query is too large for the database. Use fewer steps, filters or values.");

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { validationError } from "../../lib/errors";
 import { containsText } from "../../lib/contains-text";
 import { jsonPathKey } from "../../lib/json";
+import { quoteString } from "../../lib/sql";
 import { excerpt } from "../../lib/text";
 import { relativeDate } from "./dates";
 import { regexToGlobs, UnsupportedRegex } from "./regex";
@@ -38,7 +39,7 @@ function compileFilter(f: PropertyFilter, target: FilterTarget, cohortSql: Cohor
   const column = f.kind === "person" ? target.personProperties : target.eventProperties;
   if (!column) throw validationError(`Filters on ${f.kind} properties are not supported here.`, "properties");
   // The path as a SQL text literal (not a parameter: it appears several times below).
-  const path = sql.raw(`'$${jsonPathKey(f.key).replaceAll("'", "''")}'`);
+  const path = sql.raw(quoteString(`$${jsonPathKey(f.key)}`));
   const type = sql`json_type(${column}, ${path})`;
   const raw = sql`json_extract(${column}, ${path})`;
   // The value as text the way PostHog compares it: booleans as true/false, numbers as written.
