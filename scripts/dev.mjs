@@ -12,7 +12,14 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { belongsElsewhere, migrate } from "./lib/clickhouse-migrations.mjs";
 import { startLocalClickHouse } from "./lib/local-clickhouse.mjs";
-import { applyMigrationsAsync, executeSqlAsync, portIsFree, ROOT, startWorker } from "./lib/local-worker.mjs";
+import {
+  applyMigrationsAsync,
+  deploymentIdentityAsync,
+  executeSqlAsync,
+  portIsFree,
+  ROOT,
+  startWorker,
+} from "./lib/local-worker.mjs";
 import { withEventQueues } from "./lib/wrangler-config.mjs";
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -115,7 +122,7 @@ async function serve(signal) {
 async function serveWorker(signal, project, rootKey, clickhouse, freshD1) {
   const options = {};
   if (clickhouse) {
-    const [{ id: deployment }] = await executeSqlAsync("SELECT id FROM deployment", { signal });
+    const deployment = await deploymentIdentityAsync({ signal });
     if (!(await sameDeployment(clickhouse.url, deployment, freshD1))) return 1;
     console.log("Applying ClickHouse migrations...");
     await migrate({ url: clickhouse.url, database: "default", deployment, log: () => {} });

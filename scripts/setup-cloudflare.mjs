@@ -15,17 +15,16 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./lib/local-worker.mjs";
+import { ROOT, WRANGLER } from "./lib/local-worker.mjs";
 import { bindingValues, eventQueues, setBindingValue, withEventQueues, workerName } from "./lib/wrangler-config.mjs";
 
 const cwd = process.cwd();
 const configPath = join(cwd, "wrangler.toml");
 const clickhouse = process.argv.slice(2).includes("--clickhouse");
-const wranglerBin = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /** Runs wrangler; `capture` returns its stdout, otherwise the user sees it (and answers its prompts). */
 function wrangler(args, { capture = false, allowFailure = false } = {}) {
-  const result = spawnSync(process.execPath, [wranglerBin, ...args], {
+  const result = spawnSync(process.execPath, [WRANGLER, ...args], {
     cwd,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
@@ -132,7 +131,6 @@ if (clickhouse) {
     const migrated = spawnSync(process.execPath, [join(ROOT, "scripts", "clickhouse-migrate.mjs")], {
       cwd,
       stdio: "inherit",
-      env: { ...process.env, WRANGLER_BIN: wranglerBin },
     });
     if (migrated.status !== 0) {
       console.error(

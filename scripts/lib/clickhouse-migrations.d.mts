@@ -51,7 +51,4 @@ export declare function belongsElsewhere(
   options: DatabaseOptions & { deployment: string; fresh: boolean },
 ): Promise<string | null>;
 
-export declare class DeploymentMismatch extends MigrationError {
-  readonly bound: string;
-  readonly deployment: string;
-}
+export declare class DeploymentMismatch extends MigrationError {}

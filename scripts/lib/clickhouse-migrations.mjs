@@ -269,8 +269,6 @@ export class DeploymentMismatch extends MigrationError {
         "or, if this D1 is a restored backup of that deployment, bind the database to it with --adopt\n" +
         '(docs/operations.md, "A ClickHouse database belongs to one deployment").',
     );
-    this.bound = bound;
-    this.deployment = deployment;
   }
 }
 

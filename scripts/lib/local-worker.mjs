@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const WRANGLER = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+export const WRANGLER = process.env.WRANGLER_BIN ?? join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const WRANGLER_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
 
 /** Runs wrangler synchronously and returns its stdout. */
@@ -81,8 +81,15 @@ export function executeSql(sql, { persistTo, remote = false } = {}) {
  * `remote` the deployed one. Throws as `executeSql` does when D1 cannot be read or has no such table.
  */
 export function deploymentIdentity({ persistTo, remote = false } = {}) {
-  return executeSql("SELECT id FROM deployment", { persistTo, remote })[0]?.id;
+  return executeSql(IDENTITY_SQL, { persistTo, remote })[0]?.id;
 }
+
+/** `deploymentIdentity` of the local D1, abortable with `signal`. */
+export async function deploymentIdentityAsync({ persistTo, signal } = {}) {
+  return (await executeSqlAsync(IDENTITY_SQL, { persistTo, signal }))[0]?.id;
+}
+
+const IDENTITY_SQL = "SELECT id FROM deployment";
 
 /** `executeSql`, abortable with `signal`. */
 export async function executeSqlAsync(sql, { persistTo, signal } = {}) {

@@ -26,6 +26,15 @@ export type QueryFailure =
   | { kind: "server"; retryable: boolean; detail: string }
   | { kind: "misconfigured"; detail: string };
 
+/**
+ * The deployment's own setup failing the run (lib/errors' `misconfigured`: a ClickHouse database of
+ * another deployment, a missing binding), whichever engine ran it: said as it is.
+ */
+export const misconfiguration = (error: unknown): QueryFailure | undefined =>
+  error instanceof ApiError && error.code === "misconfigured"
+    ? { kind: "misconfigured", detail: error.detail }
+    : undefined;
+
 /** Transient conditions (overload, resets, timeouts, lost connections) of D1, Durable Objects and fetch: worth a retry. */
 export const TRANSIENT =
   /overloaded|timed? ?out|timeout|network connection lost|reset|transient|temporarily|too many requests|SQLITE_(BUSY|LOCKED|INTERRUPT)|interrupted|disconnected/i;

@@ -1,8 +1,7 @@
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { clickhouseConnection } from "../lib/config";
-import { clickhouseClient } from "./clickhouse/client";
-import { assertOwnClickHouse } from "./clickhouse/deployment";
+import { ownClickHouse } from "./clickhouse/deployment";
 import { enqueueRows } from "./clickhouse/queue";
 import { ClickHouseAnalyticsStore } from "./clickhouse/store";
 import { D1AnalyticsStore } from "./d1/store";
@@ -23,12 +22,10 @@ export function analyticsEngine(env: Env): AnalyticsEngine {
 export function analyticsStore(env: Env, db: Db): AnalyticsStore {
   const clickhouse = clickhouseConnection(env);
   if (clickhouse) {
-    const client = clickhouseClient(clickhouse);
     return new ClickHouseAnalyticsStore(
-      client,
+      () => ownClickHouse(clickhouse, env.DB),
       (rows) => enqueueRows(env, rows),
       db,
-      () => assertOwnClickHouse(client, clickhouse, env.DB),
     );
   }
   return new D1AnalyticsStore(db.$client, db);

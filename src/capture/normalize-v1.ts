@@ -1,6 +1,6 @@
 import { authenticationFailed, notAuthenticated, validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
-import { excerpt } from "../lib/text";
+import { excerpt, longerThanBytes } from "../lib/text";
 import type { CapturedEvent } from "../persons/ingest/event";
 import { cleanDistinctId, eventTime, UUID } from "./normalize";
 
@@ -35,9 +35,6 @@ const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2
 /** PostHog's limits on these fields are in bytes. */
 const MAX_NAME_BYTES = 200;
 const MAX_SDK_INFO_BYTES = 200;
-const encoder = new TextEncoder();
-/** Whether `text` is longer than `max` UTF-8 bytes (a UTF-16 unit is at most 3 bytes: most texts need no encoding). */
-const longerThan = (text: string, max: number) => text.length * 3 > max && encoder.encode(text).length > max;
 
 const refuse = (detail: string, code: string, attr: string | null = null) =>
   validationError(`invalid batch: ${detail}`, attr, code);
@@ -83,10 +80,10 @@ function checkEvent(item: Raw, meta: V1RequestMeta, now: Date, uuid: string): Ca
   const name = item.event;
   if (name === "$performance_event") return "dropped_performance_event";
   if (typeof name !== "string" || !name) return "missing_event_name";
-  if (longerThan(name, MAX_NAME_BYTES)) return "event_name_too_long";
+  if (longerThanBytes(name, MAX_NAME_BYTES)) return "event_name_too_long";
   const distinctId = typeof item.distinct_id === "string" ? cleanDistinctId(item.distinct_id) : "";
   if (!distinctId) return "missing_distinct_id";
-  if (longerThan(distinctId, MAX_NAME_BYTES)) return "distinct_id_too_large";
+  if (longerThanBytes(distinctId, MAX_NAME_BYTES)) return "distinct_id_too_large";
   if (typeof item.timestamp !== "string" || !isRfc3339(item.timestamp)) return "invalid_event_timestamp";
   const properties = item.properties === undefined ? {} : item.properties;
   if (!isObject(properties)) return "malformed_event_properties";
@@ -179,7 +176,7 @@ export function v1RequestMeta(headers: Headers): V1RequestMeta {
 }
 
 function libOf(info: string | null): V1RequestMeta["lib"] {
-  if (!info || longerThan(info, MAX_SDK_INFO_BYTES)) return null;
+  if (!info || longerThanBytes(info, MAX_SDK_INFO_BYTES)) return null;
   const slash = info.lastIndexOf("/");
   const name = info.slice(0, Math.max(slash, 0)).trim();
   const version = info.slice(slash + 1).trim();

@@ -1,5 +1,5 @@
 import { type QueryFailure, TRANSIENT } from "../analytics/errors";
-import { ApiError, validationError } from "../lib/errors";
+import { ApiError, serverError, serviceUnavailable, validationError } from "../lib/errors";
 
 /**
  * A call to the endpoint's Durable Object that threw: never the caller's fault. Workers marks
@@ -21,12 +21,5 @@ export function queryFailureError(failure: QueryFailure, context: string): ApiEr
     return validationError(`Query execution failed: ${failure.message}`, "query", "query_execution_failed");
   if (failure.kind === "misconfigured") return new ApiError(500, "server_error", "misconfigured", failure.detail);
   console.error(`${context}: query failed on the database side`, failure.detail);
-  return failure.retryable
-    ? new ApiError(
-        503,
-        "server_error",
-        "service_unavailable",
-        "The database is temporarily unavailable; retry the request.",
-      )
-    : new ApiError(500, "server_error", "error", "A server error occurred.");
+  return failure.retryable ? serviceUnavailable() : serverError();
 }

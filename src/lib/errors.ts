@@ -81,7 +81,17 @@ export const unsupportedMediaType = (contentType: string | undefined) =>
     `Unsupported media type "${contentType ?? ""}" in request.`,
   );
 
-const serverError = () => new ApiError(500, "server_error", "error", "A server error occurred.");
+/** Ours, its detail only in the logs. */
+export const serverError = () => new ApiError(500, "server_error", "error", "A server error occurred.");
+
+/** Ours and passing (the database busy or unreachable): worth the client's retry. */
+export const serviceUnavailable = () =>
+  new ApiError(
+    503,
+    "server_error",
+    "service_unavailable",
+    "The database is temporarily unavailable; retry the request.",
+  );
 
 /**
  * D1 refusing a statement for its size: longer than 100 KB, more than 100 bound parameters, a value

@@ -1,5 +1,5 @@
 import { ClickHouseError, type ClickHouseClient } from "@clickhouse/client-web";
-import { ApiError } from "../../lib/errors";
+import { ApiError, serverError, serviceUnavailable } from "../../lib/errors";
 import { queryTimeout } from "../errors";
 import { classifyClickHouseQueryError } from "./query-errors";
 import type { ClickHouseParams } from "./params";
@@ -43,14 +43,7 @@ export function analysisError(error: unknown): ApiError {
   if (error instanceof ClickHouseError && error.type === "TIMEOUT_EXCEEDED") return queryTimeout();
   const failure = classifyClickHouseQueryError(error);
   console.error("persons analysis on ClickHouse failed", failure.kind === "query" ? error : failure.detail);
-  if (failure.kind === "server" && failure.retryable)
-    return new ApiError(
-      503,
-      "server_error",
-      "service_unavailable",
-      "The database is temporarily unavailable; retry the request.",
-    );
-  return new ApiError(500, "server_error", "error", "A server error occurred.");
+  return failure.kind === "server" && failure.retryable ? serviceUnavailable() : serverError();
 }
 
 /** Runs a statement answering persons as `d1_id` (analysis-persons.ts's personPage), in its order. */

@@ -3,8 +3,7 @@ import type { Env } from "../../env";
 import { clickhouseConnection } from "../../lib/config";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import { clickhouseClient } from "./client";
-import { assertOwnClickHouse } from "./deployment";
+import { ownClickHouse } from "./deployment";
 import type { ClickHouseRows } from "./rows";
 
 /** Persons first: an event is never in ClickHouse before the person mirror rows the same ingest queued. */
@@ -61,9 +60,9 @@ export async function consumeRows(batch: MessageBatch<ClickHouseRows>, env: Env)
     batch.retryAll({ delaySeconds: retryDelaySeconds(attempts) });
     return;
   }
-  const client = clickhouseClient(connection);
+  let client: ClickHouseClient;
   try {
-    await assertOwnClickHouse(client, connection, env.DB);
+    client = await ownClickHouse(connection, env.DB);
   } catch (err) {
     // Another deployment's database (logged once by the check), or no answer from the server: nothing
     // is written, and the batch waits in the queue until the setting is fixed or the server is back.

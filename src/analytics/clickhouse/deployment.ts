@@ -1,6 +1,7 @@
 import { type ClickHouseClient, ClickHouseError } from "@clickhouse/client-web";
 import type { ClickHouseConnection } from "../../lib/config";
 import { ApiError, misconfigured } from "../../lib/errors";
+import { clickhouseClient } from "./client";
 
 /**
  * A ClickHouse database belongs to one deployment. ClickHouse rows are keyed by project id alone, and
@@ -28,16 +29,19 @@ let identities = new WeakMap<D1Database, Promise<string>>();
 const checks = new Map<string, Check>();
 
 /**
- * Resolves when the ClickHouse database of `connection` is bound to this deployment (the identity in
- * `d1`); otherwise throws the 500 `misconfigured` naming CLICKHOUSE_DATABASE and saying what to do
- * (logged once per isolate).
- * A server that cannot be asked (unreachable, busy) throws its own error, which is not kept.
+ * The client of `connection`, once its database is known to be bound to this deployment (the
+ * identity in `d1`); otherwise throws the 500 `misconfigured` naming CLICKHOUSE_DATABASE and saying
+ * what to do (logged once per isolate). A server that cannot be asked (unreachable, busy) throws its
+ * own error, which is not kept.
  */
-export async function assertOwnClickHouse(
-  client: ClickHouseClient,
-  connection: ClickHouseConnection,
-  d1: D1Database,
-): Promise<void> {
+export async function ownClickHouse(connection: ClickHouseConnection, d1: D1Database): Promise<ClickHouseClient> {
+  const client = clickhouseClient(connection);
+  await ownership(client, connection, d1);
+  return client;
+}
+
+/** The kept answer for this connection and identity, asked anew when none is in force. */
+async function ownership(client: ClickHouseClient, connection: ClickHouseConnection, d1: D1Database): Promise<void> {
   const identity = await deploymentIdentity(d1);
   const key = JSON.stringify([connection.url, connection.username, connection.database, identity]);
   const now = Date.now();

@@ -1,7 +1,6 @@
 import { ClickHouseError } from "@clickhouse/client-web";
 import { HogQLError } from "../../hogql/errors";
-import { ApiError } from "../../lib/errors";
-import { type QueryFailure, TRANSIENT } from "../errors";
+import { misconfiguration, type QueryFailure, TRANSIENT } from "../errors";
 
 /**
  * ClickHouse's error types (system.errors) that are the query's own doing over the data, each said
@@ -70,9 +69,8 @@ export function classifyClickHouseQueryError(error: unknown): QueryFailure {
   const detail = error instanceof Error ? error.message : String(error);
   // A variable's value that its parameter type cannot take (clickhouse/variables.ts), named in our words.
   if (error instanceof HogQLError) return { kind: "query", message: error.message };
-  // The database is not this deployment's (deployment.ts): said as it is, wherever the run happened.
-  if (error instanceof ApiError && error.code === "misconfigured")
-    return { kind: "misconfigured", detail: error.detail };
+  const misconfigured = misconfiguration(error);
+  if (misconfigured) return misconfigured;
   if (error instanceof ClickHouseError && error.type) {
     const message = QUERY_ERRORS[error.type];
     if (message) return { kind: "query", message };

@@ -1,5 +1,6 @@
 import type { Env } from "../../env";
 import { misconfigured } from "../../lib/errors";
+import { longerThanBytes } from "../../lib/text";
 import type { ClickHouseRows } from "./rows";
 
 /** Cloudflare Queues' limits: 128 KB per message, 100 messages and 256 KB per sendBatch; kept under with room for framing. */
@@ -12,8 +13,7 @@ const encoder = new TextEncoder();
 export const MAX_QUEUED_PROPERTIES_BYTES = MAX_MESSAGE_BYTES - 2_000;
 
 /** Whether a row whose properties are this JSON text fits in one message; a larger row cannot be queued. */
-export const fitsInMessage = (propertiesJson: string) =>
-  encoder.encode(propertiesJson).length <= MAX_QUEUED_PROPERTIES_BYTES;
+export const fitsInMessage = (propertiesJson: string) => !longerThanBytes(propertiesJson, MAX_QUEUED_PROPERTIES_BYTES);
 
 const TABLES = ["events", "person", "person_distinct_id2", "person_distinct_id_overrides"] as const;
 

@@ -29,19 +29,15 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   readonly engine = "clickhouse";
 
   constructor(
-    private readonly ownClient: ClickHouseClient,
+    /**
+     * The client, once the database is known to be this deployment's, else throws why
+     * (deployment.ts): every read and write asks here.
+     */
+    private readonly client: () => Promise<ClickHouseClient>,
     private readonly send: (rows: ClickHouseRows) => Promise<void>,
     /** D1, where cohorts (and the persons the answers name) are. */
     private readonly db: Db,
-    /** Resolves when the database belongs to this deployment, else throws why (deployment.ts). */
-    private readonly assertOwned: () => Promise<void>,
   ) {}
-
-  /** The client, once the database is known to be this deployment's: every read and write asks here. */
-  private async client(): Promise<ClickHouseClient> {
-    await this.assertOwned();
-    return this.ownClient;
-  }
 
   /** The client for an analysis: a server that cannot be asked is answered as the analysis's own failure. */
   private analysisClient(): Promise<ClickHouseClient> {

@@ -1,5 +1,5 @@
 import { d1ErrorOf } from "../../lib/d1";
-import { type QueryFailure, TRANSIENT } from "../errors";
+import { misconfiguration, type QueryFailure, TRANSIENT } from "../errors";
 
 const QUERY_CODES = /:\s*SQLITE_(ERROR|MISMATCH|TOOBIG|RANGE)\b(\s*\(extended: \w+\))?\s*$/;
 
@@ -28,6 +28,8 @@ const REWORDED: [RegExp, string][] = [
  * network, storage full, a worker-side exception) is a server failure.
  */
 export function classifyD1QueryError(failed: unknown): QueryFailure {
+  const misconfigured = misconfiguration(failed);
+  if (misconfigured) return misconfigured;
   const error = d1ErrorOf(failed);
   const raw = (error instanceof Error ? error.message : String(error))
     .replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "")

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { assertOwnClickHouse } from "../../../src/analytics/clickhouse/deployment";
+import { ownClickHouse } from "../../../src/analytics/clickhouse/deployment";
 import { ClickHouseAnalyticsStore } from "../../../src/analytics/clickhouse/store";
 import type { ClickHouseRows } from "../../../src/analytics/clickhouse/rows";
 import { createDb } from "../../../src/db/client";
@@ -29,8 +29,10 @@ async function insertRows(rows: ClickHouseRows) {
   for (const [table, values] of Object.entries(rows)) await insert(clickhouse(), table, values);
 }
 const store = () =>
-  new ClickHouseAnalyticsStore(clickhouse(), insertRows, db(), () =>
-    assertOwnClickHouse(clickhouse(), clickhouseConnection(env as unknown as Env)!, env.DB),
+  new ClickHouseAnalyticsStore(
+    () => ownClickHouse(clickhouseConnection(env as unknown as Env)!, env.DB),
+    insertRows,
+    db(),
   );
 
 /** Runs a HogQL query through a saved endpoint, as a user would (endpoints run on ClickHouse here). */
