@@ -25,6 +25,7 @@ import { personActionRoutes } from "./persons/action-routes";
 import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
+import { queryRoutes } from "./query/routes";
 import { sdkConfigRoutes } from "./sdk/config-routes";
 import { sdkDefinitionRoutes } from "./sdk/definitions-routes";
 import { sdkFlagRoutes } from "./sdk/flags-routes";
@@ -58,8 +59,13 @@ const isSdkPath = (path: string) => SDK_PATHS.has(path) || path.startsWith("/arr
  * primary, within the same session).
  */
 const ENDPOINT_RUN = /^\/api\/(?:environments|projects)\/[^/]+\/endpoints\/[^/]+\/run\/?$/;
+const QUERY_API = /^\/api\/(?:environments|projects)\/[^/]+\/query\/?$/;
 const readsOnly = (method: string, path: string) =>
-  method === "GET" || method === "HEAD" || SDK_FLAG_PATHS.has(withoutTrailingSlash(path)) || ENDPOINT_RUN.test(path);
+  method === "GET" ||
+  method === "HEAD" ||
+  SDK_FLAG_PATHS.has(withoutTrailingSlash(path)) ||
+  ENDPOINT_RUN.test(path) ||
+  QUERY_API.test(path);
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: createRouter().defaultHook });
@@ -84,6 +90,7 @@ export function createApp() {
   mountProjectScoped(app, flagOperationRoutes, "projects");
   mountProjectScoped(app, flagCrudRoutes, "projects");
   mountProjectScoped(app, endpointRoutes, "environments");
+  mountProjectScoped(app, queryRoutes, "environments");
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
   mountProjectScoped(app, personInfoRoutes, "environments");

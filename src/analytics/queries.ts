@@ -1,4 +1,4 @@
-import type { Interval } from "../lib/time/zone";
+import type { Interval, WeekStart } from "../lib/time/zone";
 
 /**
  * The questions the analytics store answers, engine-neutral: the persons analysis parses a
@@ -134,6 +134,7 @@ export interface StickinessActorsQuery {
   periods: [string, string][];
   interval: Interval;
   timezone: string;
+  weekStart: WeekStart;
   activePeriods: number;
   rows: RowWindow;
 }
@@ -176,4 +177,63 @@ export interface HogQLRun {
   values: Record<string, unknown>;
   limit: number;
   offset: number;
+}
+
+/**
+ * What a trends series aggregates in each bucket (PostHog's math, src/insights/trends/):
+ * - `events`: matching events;
+ * - `actors`: distinct persons (an event stored without a person counts its distinct id as one);
+ *   with `firstBucketOnly`, each actor only in the first bucket it appears in (cumulative unique users);
+ * - `sessions`: distinct non-empty `$session_id`s;
+ * - `property`: an aggregate of a numeric event property (non-numeric values ignored; no values = 0);
+ *   `quantile` interpolates linearly between the nearest values (ClickHouse's `quantile` on small sets);
+ * - `firstTime`: persons whose first event of the series' name ever falls in the bucket and passes the
+ *   filters (`first_time_for_user`); with `matchingFilters`, whose first event passing the filters
+ *   ever falls in the bucket (`first_matching_event_for_user`).
+ */
+export type TrendsAggregate =
+  | { kind: "events" }
+  | { kind: "actors"; firstBucketOnly?: boolean }
+  | { kind: "sessions" }
+  | { kind: "property"; property: string; fn: "sum" | "avg" | "min" | "max" | "quantile"; level?: number }
+  | { kind: "firstTime"; matchingFilters?: boolean };
+
+/** A trends breakdown: by one or several properties of the event or the person, top `limit` values kept. */
+export interface TrendsBreakdown {
+  keys: string[];
+  type: "event" | "person";
+  limit: number;
+}
+
+/**
+ * One trends series over a range's buckets: the aggregate of the events that count for each bucket
+ * (`windows[i]`, `[start, end)` ISO 8601 UTC: the bucket itself, cut to the range, or for weekly and
+ * monthly active users the days ending with it). Engines with zone functions may find an event's
+ * bucket from `bucketing` instead (the same buckets).
+ */
+export interface TrendsQuestion {
+  projectId: number;
+  series: EventEntity;
+  properties: unknown;
+  aggregate: TrendsAggregate;
+  windows: [string, string][];
+  /**
+   * How the windows were cut: `interval` buckets in `timezone` whose starts (UTC ms, uncut) are
+   * `starts`; absent for one window over the whole range or for rolling windows.
+   */
+  bucketing?: { interval: Interval; timezone: string; weekStart: WeekStart; starts: number[] };
+  breakdown?: TrendsBreakdown;
+}
+
+/**
+ * One value of the answer: the aggregate of bucket `bucket` (an index into `windows`) for one
+ * breakdown value (one text or null per key; absent without a breakdown). Breakdown values past the
+ * `limit` (ranked by their total over the buckets, largest first, values before null) are summed into
+ * rows with `other: true`. Buckets without events have no row.
+ */
+export interface TrendsRow {
+  bucket: number;
+  value: number;
+  breakdown?: (string | null)[];
+  other?: boolean;
 }

@@ -10,6 +10,8 @@ import type {
   LifecycleActorsQuery,
   QueryRows,
   StickinessActorsQuery,
+  TrendsQuestion,
+  TrendsRow,
 } from "./queries";
 
 /**
@@ -27,6 +29,8 @@ export interface AnalyticsStore {
   correlation(query: CorrelationQuery): Promise<CorrelationAnswer>;
   lifecycleActors(query: LifecycleActorsQuery): Promise<number[]>;
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
+  /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
+  trends(question: TrendsQuestion): Promise<TrendsRow[]>;
   /**
    * Runs a saved HogQL query compiled for this engine (src/hogql/), with its bound values: endpoint
    * runs and materialization refreshes both read through here.

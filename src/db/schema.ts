@@ -35,6 +35,8 @@ export const projects = sqliteTable(
       .$type<Record<string, unknown>[]>()
       .notNull()
       .default(sql`'[]'`),
+    /** The first day of a week in insights and drill-downs: 0 Sunday (PostHog's default), 1 Monday. */
+    weekStartDay: integer("week_start_day").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("projects_api_token_unique").on(t.apiToken)],

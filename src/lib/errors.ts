@@ -26,6 +26,13 @@ export class ApiError extends Error {
     super(detail);
   }
 
+  /** The same error about a field nested under `prefix` (e.g. `query`: `series__0__math` → `query__series__0__math`). */
+  under(prefix: string): ApiError {
+    return this.attr === null
+      ? this
+      : new ApiError(this.status, this.type, this.code, this.detail, `${prefix}__${this.attr}`);
+  }
+
   toBody(): ErrorBody {
     return { type: this.type, code: this.code, detail: this.detail, attr: this.attr };
   }

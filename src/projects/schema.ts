@@ -3,7 +3,7 @@ import { ApiError } from "../lib/errors";
 import { isValidTimeZone } from "../lib/time/zone";
 import { parseFilterGroup } from "../shared/filters/types";
 import { ORGANIZATION } from "./organization";
-import type { Project, ProjectSettings } from "./service";
+import { type Project, type ProjectSettings, weekStartOf } from "./service";
 
 export const ProjectSchema = z
   .object({
@@ -19,6 +19,9 @@ export const ProjectSchema = z
     test_account_filters: z.array(z.record(z.string(), z.unknown())).openapi({
       description:
         "Property filters that mark internal and test users; analysis leaves them out on `filter_test_accounts=true`.",
+    }),
+    week_start_day: z.union([z.literal(0), z.literal(1)]).openapi({
+      description: "The first day of a week in insights and persons drill-downs: 0 Sunday (the default), 1 Monday.",
     }),
     created_at: z.string(),
   })
@@ -43,6 +46,10 @@ export const CreateProjectBody = z.object({
     description:
       'Property filters matching internal and test users, e.g. `[{"key": "email", "value": "@example.com", "operator": "not_icontains", "type": "person"}]` (default none).',
   }),
+  week_start_day: z
+    .union([z.literal(0), z.literal(1), z.null()])
+    .optional()
+    .openapi({ description: "0 Sunday (the default; null means the same), 1 Monday: where weeks start in insights." }),
 });
 
 export const UpdateProjectBody = CreateProjectBody.partial();
@@ -60,11 +67,17 @@ export function projectRecord(project: Project): z.infer<typeof ProjectSchema> {
     api_token: project.apiToken,
     timezone: project.timezone,
     test_account_filters: project.testAccountFilters,
+    week_start_day: weekStartOf(project),
     created_at: project.createdAt,
   };
 }
 
 /** The columns a create or update body sets. */
 export function projectSettingsOf(body: z.infer<typeof UpdateProjectBody>): ProjectSettings {
-  return { name: body.name, timezone: body.timezone, testAccountFilters: body.test_account_filters };
+  return {
+    name: body.name,
+    timezone: body.timezone,
+    testAccountFilters: body.test_account_filters,
+    weekStartDay: body.week_start_day === undefined ? undefined : (body.week_start_day ?? 0),
+  };
 }

@@ -5,8 +5,12 @@ import type { Principal } from "../lib/auth/principal";
 import { validationError } from "../lib/errors";
 import { randomToken } from "../lib/crypto";
 import type { Page } from "../lib/pagination";
+import type { WeekStart } from "../lib/time/zone";
 
 export type Project = typeof projects.$inferSelect;
+
+/** The project's first day of a week (its `week_start_day`; the column holds 0 or 1). */
+export const weekStartOf = (project: Project): WeekStart => (project.weekStartDay === 1 ? 1 : 0);
 
 /** The public project token SDKs send with events and flag requests. */
 export const newProjectToken = () => `phc_${randomToken(43)}`;
@@ -57,6 +61,7 @@ export interface ProjectSettings {
   name?: string;
   timezone?: string;
   testAccountFilters?: Record<string, unknown>[];
+  weekStartDay?: number;
 }
 
 /** Drizzle leaves undefined fields out of an insert (column defaults apply) and of an update. */

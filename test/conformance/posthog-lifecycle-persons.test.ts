@@ -11,7 +11,7 @@ import {
   peopleOf,
   sorted,
 } from "./analysis-helpers";
-import { agrees, conformance, deliberate, notExpressible } from "./ledger";
+import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
  * PostHog's lifecycle actor (drill-down) tests, replayed against
@@ -124,18 +124,18 @@ conformance(
       expect(distinctIdSetOf(body)).toEqual(["p1"]);
     });
 
-    deliberate("test_insight_persons_lifecycle_query_week_monday", "week start", async () => {
-      // PostHog (week_start_day = MONDAY): the week of Monday 2020-01-13 → returning [p1].
-      // edgehog's weeks start on Sunday: 2020-01-13 falls in the week of Sunday 2020-01-12 (12–18),
-      // whose previous week (5–11) had p1 (11th) and p2 (9th): returning [p1, p2].
+    agrees("test_insight_persons_lifecycle_query_week_monday", async () => {
+      // The team's week_start_day = MONDAY: the week of Monday 2020-01-13, after the week of
+      // 6–12 January, in which only p1 (the 11th) was active → returning [p1].
       const projectId = await projectWith(FOUR_PERSONS, "US/Pacific");
+      await call(`/api/projects/${projectId}/`, { method: "PATCH", body: { week_start_day: 1 } });
       const body = await drillDownOk(projectId, "lifecycle", {
         ...range,
         interval: "week",
         target_date: "2020-01-13",
         lifecycle_type: "returning",
       });
-      expect(distinctIdSetOf(body)).toEqual(["p1", "p2"]);
+      expect(distinctIdSetOf(body)).toEqual(["p1"]);
     });
 
     agrees("test_insight_persons_lifecycle_query_week_sunday", async () => {

@@ -55,6 +55,7 @@ async function plansOf(view: View, input: Parameters<View>[1]) {
   const ctx: AnalysisContext = {
     projectId,
     timezone: "Europe/Berlin",
+    weekStart: 0,
     now: Date.parse("2024-01-31T12:00:00Z"),
     testAccountFilters: [],
     store: new D1AnalyticsStore(spy, db),

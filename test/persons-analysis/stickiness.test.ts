@@ -66,6 +66,27 @@ describe("stickiness actors", () => {
     );
   });
 
+  it("starts weeks on Monday when the project's week_start_day says so", async () => {
+    const project = await createProject(undefined, "Asia/Tokyo");
+    // Local Sunday 02-04 and Monday 02-05: one week starting Sunday, two starting Monday.
+    const sunMon = await personWith(project.id, [
+      ["pageview", "2024-02-04T01:00:00Z"],
+      ["pageview", "2024-02-05T01:00:00Z"],
+    ]);
+    const weeks = async (n: number) => {
+      const res = await call(
+        `/api/environments/${project.id}/persons/stickiness/?entity_id=pageview&entity_type=events&${RANGE}&interval=week&stickiness_days=${n}`,
+      );
+      expect(res.status, res.text).toBe(200);
+      return uuidsOf(res.json);
+    };
+    expect(await weeks(1)).toEqual(expected(sunMon));
+    const patched = await call(`/api/projects/${project.id}/`, { method: "PATCH", body: { week_start_day: 1 } });
+    expect(patched.json.week_start_day).toBe(1);
+    expect(await weeks(2)).toEqual(expected(sunMon));
+    expect(await weeks(1)).toEqual([]);
+  });
+
   it("applies entity properties from the events list and global properties", async () => {
     const events = encodeURIComponent(
       JSON.stringify([{ id: "pageview", type: "events", properties: [{ key: "plan", value: "pro" }] }]),

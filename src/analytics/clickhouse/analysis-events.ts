@@ -8,7 +8,8 @@ import { type ClickHouseCohorts, type ClickHouseFilterColumns, propertiesSql } f
 /**
  * The events the persons analysis reads on ClickHouse, as D1's analysis reads `events`: a project's
  * events in a time range, each with its person (the override's person when its distinct id was
- * merged, split or reset, else the person stored at ingestion; events stored without a person left out).
+ * merged, split or reset, else the person stored at ingestion; events stored without a person left out,
+ * unless `personless` asks for them too: their `pid` is then NULL).
  *
  * Read FINAL only when asked (`final`): a copy of an event stored by a second insert changes no
  * view's answer except a funnel's whose steps an event can match twice or whose steps must be
@@ -17,23 +18,26 @@ import { type ClickHouseCohorts, type ClickHouseFilterColumns, propertiesSql } f
  * Columns: `pid` (the person's uuid), `timestamp`, `t` and `created` (the event's time and created_at
  * in microseconds since the epoch), `ord` (the events' order as one number: time, then created_at,
  * which ingestion makes increase in a request's order, as D1 orders simultaneous events by
- * insertion), `event`, `properties` and, when asked, `person_properties` (the person's latest
- * properties).
+ * insertion), `event`, `distinct_id`, `properties` and, when asked, `person_properties` (the person's
+ * latest properties).
  */
 export function analysisEvents(
   params: ClickHouseParams,
   range: { from: string; to: string },
-  options: { personProperties?: boolean; final?: boolean } = {},
+  options: { personProperties?: boolean; final?: boolean; personless?: boolean } = {},
 ): string {
+  const pid = options.personless
+    ? "if(o.merged = 1, toNullable(o.person_id), e.person_id)"
+    : "if(o.merged = 1, o.person_id, assumeNotNull(e.person_id))";
   const events =
-    "SELECT if(o.merged = 1, o.person_id, assumeNotNull(e.person_id)) AS pid," +
+    `SELECT ${pid} AS pid, e.distinct_id AS distinct_id,` +
     " e.timestamp AS timestamp, toUnixTimestamp64Micro(e.timestamp) AS t, toUnixTimestamp64Micro(e.created_at) AS created," +
     " bitShiftLeft(toUInt128(t), 64) + toUInt128(created) AS ord," +
     " e.event AS event, e.properties AS properties" +
     ` FROM events AS e${options.final ? " FINAL" : ""} LEFT ANY JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id` +
     ` WHERE e.team_id = ${params.team} AND e.timestamp >= ${params.time(range.from)} AND e.timestamp < ${params.time(range.to)}` +
     // Events stored without a person stay without one, as on D1 (a merge moves only a person's events).
-    " AND e.person_id IS NOT NULL";
+    (options.personless ? "" : " AND e.person_id IS NOT NULL");
   if (!options.personProperties) return `(${events})`;
   return `(SELECT ev.*, lp.properties AS person_properties FROM (${events}) AS ev LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = ev.pid)`;
 }

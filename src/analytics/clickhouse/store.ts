@@ -12,6 +12,7 @@ import { lifecycleActorIdsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
 import { stickinessActorIdsOnClickHouse } from "./stickiness";
+import { trendsRowsOnClickHouse } from "./trends";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
 import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
@@ -84,6 +85,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
       await this.analysisClient(),
       query,
       await this.cohortsFor(query.projectId, query),
+    );
+  }
+
+  async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {
+    return trendsRowsOnClickHouse(
+      await this.analysisClient(),
+      question,
+      await this.cohortsFor(question.projectId, question),
     );
   }
 

@@ -14,6 +14,7 @@ import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
 import { stickinessActorIds } from "./stickiness";
+import { trendsRows } from "./trends";
 
 /** Cohort filters need the project's cohort definitions; questions without one skip loading them. */
 const noCohorts: CohortSql = () => {
@@ -47,6 +48,10 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
     return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+  }
+
+  async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {
+    return trendsRows(this.d1, question, await this.cohortsFor(question.projectId, question));
   }
 
   runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {

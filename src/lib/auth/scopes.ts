@@ -1,8 +1,19 @@
 /**
  * Scopes are `*` or `<area>:<read|write>`; `area:write` implies `area:read`.
- * The list is the spec's, plus the areas design.md adds (cohort, project).
+ * The list is the spec's, plus the areas design.md adds (cohort, project) and PostHog's for the Query API
+ * and the data definitions (query, event_definition, property_definition).
  */
-export const SCOPE_AREAS = ["person", "cohort", "activity_log", "feature_flag", "endpoint", "project"] as const;
+export const SCOPE_AREAS = [
+  "person",
+  "cohort",
+  "activity_log",
+  "feature_flag",
+  "endpoint",
+  "project",
+  "query",
+  "event_definition",
+  "property_definition",
+] as const;
 
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 export type Scope = `${ScopeArea}:${"read" | "write"}`;

@@ -12,6 +12,9 @@
 
 export type Interval = "hour" | "day" | "week" | "month";
 
+/** The first day of a week: 0 Sunday (PostHog's default), 1 Monday (a project's `week_start_day`). */
+export type WeekStart = 0 | 1;
+
 export interface LocalParts {
   year: number;
   month: number; // 1-12
@@ -138,8 +141,8 @@ export function fromLocal(
   return fromWall(Date.UTC(year, month - 1, day, hour, minute, second, ms), zone);
 }
 
-/** The start (UTC instant) of the period containing `instant`. Weeks start on Sunday, as PostHog's default. */
-export function startOfInterval(instant: number, interval: Interval, zone: string): number {
+/** The start (UTC instant) of the period containing `instant`; weeks start on `weekStart` (Sunday unless told). */
+export function startOfInterval(instant: number, interval: Interval, zone: string, weekStart: WeekStart = 0): number {
   const p = localParts(instant, zone);
   switch (interval) {
     case "hour":
@@ -147,7 +150,7 @@ export function startOfInterval(instant: number, interval: Interval, zone: strin
     case "day":
       return fromLocal(zone, p.year, p.month, p.day);
     case "week": {
-      const weekday = new Date(Date.UTC(p.year, p.month - 1, p.day)).getUTCDay();
+      const weekday = (new Date(Date.UTC(p.year, p.month - 1, p.day)).getUTCDay() + 7 - weekStart) % 7;
       return fromLocal(zone, p.year, p.month, p.day - weekday);
     }
     case "month":

@@ -1,12 +1,15 @@
 import type { AnalyticsStore } from "../../analytics";
 import type { Db } from "../../db/client";
-import { type DateRange, resolveDateRange } from "./dates";
+import { type DateClock, type DateRange, resolveDateRange } from "../../lib/time/date-range";
+import type { WeekStart } from "../../lib/time/zone";
 import { type Input, str } from "./params";
 
 /** What every drill-down computes in: the project, "now", where events are read and where persons are. */
 export interface AnalysisContext {
   projectId: number;
   timezone: string;
+  /** The project's first day of a week (`week_start_day`). */
+  weekStart: WeekStart;
   now: number;
   /** The project's test-account filters (applied on `filter_test_accounts=true`). */
   testAccountFilters: unknown[];
@@ -18,6 +21,13 @@ export interface AnalysisContext {
 
 /** The request's `date_from`/`date_to` in the project's zone (`all` starts at the project's first event). */
 export const requestedRange = (ctx: AnalysisContext, input: Input): Promise<DateRange> =>
-  resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, ctx.timezone, ctx.now, () =>
+  resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, clockOf(ctx), () =>
     ctx.store.earliestEvent(ctx.projectId),
   );
+
+/** Where the context reads dates: the project's zone and week start, at the request's "now". */
+export const clockOf = (ctx: AnalysisContext): DateClock => ({
+  zone: ctx.timezone,
+  now: ctx.now,
+  weekStart: ctx.weekStart,
+});

@@ -1,7 +1,7 @@
 import { LIFECYCLE_TYPES, type LifecycleType } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
-import { type AnalysisContext, requestedRange } from "./context";
-import { parseInstant } from "./dates";
+import { type AnalysisContext, clockOf, requestedRange } from "./context";
+import { parseInstant } from "../../lib/time/date-range";
 import { globalFilters, type Input, interval, parseEvents, str } from "./params";
 import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 import { iso } from "../../lib/time/iso";
@@ -21,9 +21,9 @@ export async function lifecycleActors(ctx: AnalysisContext, input: Input, reques
   const page = pageOf(input);
   const zone = ctx.timezone;
   const range = await requestedRange(ctx, input);
-  const first = startOfInterval(range.from, unit, zone);
-  const last = startOfInterval(range.to - 1, unit, zone);
-  const T = startOfInterval(parseInstant(target, zone, ctx.now, "target_date"), unit, zone);
+  const first = startOfInterval(range.from, unit, zone, ctx.weekStart);
+  const last = startOfInterval(range.to - 1, unit, zone, ctx.weekStart);
+  const T = startOfInterval(parseInstant(target, clockOf(ctx), "target_date"), unit, zone, ctx.weekStart);
   if (T < first || T > last) return actorsPage(ctx.db, ctx.projectId, [], page, requestUrl);
 
   const ids = await ctx.store.lifecycleActors({

@@ -6,6 +6,7 @@ import type { AppEnv } from "../../env";
 import { jsonResponse as json } from "../../lib/openapi";
 import { createRouter, defineRoute, type RouteAuth } from "../../lib/route";
 import { ProjectParams } from "../../projects/schema";
+import { weekStartOf } from "../../projects/service";
 import { correlationActors } from "./correlation";
 import { funnelActors } from "./funnel";
 import { lifecycleActors } from "./lifecycle";
@@ -64,6 +65,7 @@ function analysisContext(c: Context<AppEnv>): AnalysisContext {
   return {
     projectId: project.id,
     timezone: project.timezone,
+    weekStart: weekStartOf(project),
     testAccountFilters: project.testAccountFilters,
     now: Date.now(),
     store: analyticsStore(c.env, c.get("db")),

@@ -52,7 +52,7 @@ export async function stickinessActors(
   const range = await requestedRange(ctx, input);
   const periods: [string, string][] = [];
   for (
-    let start = startOfInterval(range.from, unit, ctx.timezone);
+    let start = startOfInterval(range.from, unit, ctx.timezone, ctx.weekStart);
     start < range.to;
     start = addIntervals(start, 1, unit, ctx.timezone)
   ) {
@@ -69,6 +69,7 @@ export async function stickinessActors(
     periods,
     interval: unit,
     timezone: ctx.timezone,
+    weekStart: ctx.weekStart,
     activePeriods: days,
     rows: rowsOf(page),
   });

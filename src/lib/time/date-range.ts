@@ -1,9 +1,10 @@
-import { validationError } from "../../lib/errors";
-import { parseRelative, RANGE_FORM, timeBefore } from "../../lib/time/relative";
-import { addIntervals, fromLocal, localParts, startOfInterval, toWall } from "../../lib/time/zone";
+import { validationError } from "../errors";
+import { parseRelative, RANGE_FORM, timeBefore } from "./relative";
+import { addIntervals, fromLocal, localParts, startOfInterval, toWall, type WeekStart } from "./zone";
 
 /**
- * PostHog's date parameters, read in the project's time zone:
+ * PostHog's date parameters, read in the project's time zone (the one reading of them for insights
+ * and the persons drill-downs alike):
  * - absolute `YYYY-MM-DD` (the whole day), `YYYY-MM-DD HH:MM[:SS]` or ISO 8601 (with or without offset);
  * - relative `-Nh`, `-Nd`, `-Nw`, `-Nm`, `-Nq`, `-Ny` (truncated to the start of the day, or of the hour for `h`);
  * - `dStart`, `wStart`, `mStart`, `qStart`, `yStart` (start of the current period), and `all` for `date_from`.
@@ -21,19 +22,32 @@ const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/;
 const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-type Parsed = { instant: number; wholeDay: boolean };
+/** A date parameter read: its instant, and whether it named a whole day (a date, `-7d`, `mStart`) rather than a moment. */
+export type ParsedDate = { instant: number; wholeDay: boolean; relativeHours?: boolean };
+
+/** Where a date parameter is read: the project's zone and week start, and "now". */
+export interface DateClock {
+  zone: string;
+  now: number;
+  weekStart: WeekStart;
+}
 
 function startOfDay(instant: number, zone: string) {
   return startOfInterval(instant, "day", zone);
 }
 
-function parseOne(raw: string, zone: string, now: number, attr: string): Parsed {
+/** One date parameter (`attr` names it in a 400). */
+export function parseDate(raw: string, { zone, now, weekStart }: DateClock, attr: string): ParsedDate {
   const value = raw.trim();
   const relative = parseRelative(value, RANGE_FORM);
   if (relative) {
     // Hours count back on the clock, to the start of that hour; the rest on the calendar, to the start of that day.
     if (relative.unit === "h")
-      return { instant: startOfInterval(timeBefore(now, relative, "overflow"), "hour", zone), wholeDay: false };
+      return {
+        instant: startOfInterval(timeBefore(now, relative, "overflow"), "hour", zone),
+        wholeDay: false,
+        relativeHours: true,
+      };
     const day = new Date(timeBefore(toWall(now, zone), relative, "overflow"));
     return { instant: fromLocal(zone, day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()), wholeDay: true };
   }
@@ -42,7 +56,7 @@ function parseOne(raw: string, zone: string, now: number, attr: string): Parsed 
     const p = localParts(now, zone);
     const unit = start[1];
     if (unit === "d") return { instant: startOfDay(now, zone), wholeDay: true };
-    if (unit === "w") return { instant: startOfInterval(now, "week", zone), wholeDay: true };
+    if (unit === "w") return { instant: startOfInterval(now, "week", zone, weekStart), wholeDay: true };
     if (unit === "m") return { instant: fromLocal(zone, p.year, p.month, 1), wholeDay: true };
     if (unit === "q") return { instant: fromLocal(zone, p.year, p.month - ((p.month - 1) % 3), 1), wholeDay: true };
     return { instant: fromLocal(zone, p.year, 1, 1), wholeDay: true };
@@ -87,21 +101,21 @@ export interface DateInput {
  */
 export async function resolveDateRange(
   input: DateInput,
-  zone: string,
-  now: number,
+  clock: DateClock,
   earliest: () => Promise<number | null>,
 ): Promise<DateRange> {
+  const { zone, now } = clock;
   let from: number;
   if (input.date_from === "all") {
     from = startOfDay((await earliest()) ?? now, zone);
   } else {
-    from = parseOne(input.date_from ?? "-7d", zone, now, "date_from").instant;
+    from = parseDate(input.date_from ?? "-7d", clock, "date_from").instant;
   }
   let to: number;
   if (input.date_to === undefined || input.date_to === "") {
     to = addIntervals(startOfDay(now, zone), 1, "day", zone);
   } else {
-    const parsed = parseOne(input.date_to, zone, now, "date_to");
+    const parsed = parseDate(input.date_to, clock, "date_to");
     to = parsed.wholeDay ? addIntervals(startOfDay(parsed.instant, zone), 1, "day", zone) : parsed.instant + 1;
   }
   if (to <= from) throw validationError("date_to must be after date_from.", "date_to");
@@ -109,6 +123,6 @@ export async function resolveDateRange(
 }
 
 /** A single point in time (lifecycle `target_date`): the instant itself or the start of a date. */
-export function parseInstant(raw: string, zone: string, now: number, attr: string): number {
-  return parseOne(raw, zone, now, attr).instant;
+export function parseInstant(raw: string, clock: DateClock, attr: string): number {
+  return parseDate(raw, clock, attr).instant;
 }

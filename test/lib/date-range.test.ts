@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { resolveDateRange } from "../../src/persons/analysis/dates";
+import { resolveDateRange } from "../../src/lib/time/date-range";
 import { iso } from "../../src/lib/time/iso";
 
 /** Date parameters in the project's zone (America/New_York: DST starts 2024-03-10 02:00). */
 const NY = "America/New_York";
 const NOW = Date.parse("2024-03-10T12:00:00Z"); // 08:00 EDT
 const range = async (date_from?: string, date_to?: string) => {
-  const r = await resolveDateRange({ date_from, date_to }, NY, NOW, async () => Date.parse("2023-06-15T03:00:00Z"));
+  const r = await resolveDateRange({ date_from, date_to }, { zone: NY, now: NOW, weekStart: 0 }, async () =>
+    Date.parse("2023-06-15T03:00:00Z"),
+  );
   return [iso(r.from), iso(r.to)];
 };
 

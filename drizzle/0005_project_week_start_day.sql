@@ -1,0 +1,1 @@
+ALTER TABLE `projects` ADD `week_start_day` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,140 @@
+import type { ClickHouseClient } from "@clickhouse/client-web";
+import type { Interval, WeekStart } from "../../lib/time/zone";
+import type { TrendsAggregate, TrendsQuestion, TrendsRow } from "../queries";
+import { analysisEvents, seriesCondition } from "./analysis-events";
+import { analysisRows } from "./analysis-run";
+import { ClickHouseParams } from "./params";
+import { type ClickHouseCohorts, jsonText } from "./property-filters";
+
+/** The local period an event falls in, as UTC milliseconds, by ClickHouse's zone functions (the same as lib/time/zone.ts). */
+const PERIOD_START: Record<Interval, (t: string, zone: string, weekStart: WeekStart) => string> = {
+  hour: (t, zone) => `toUnixTimestamp(toStartOfHour(${t}, ${zone}))`,
+  day: (t, zone) => `toUnixTimestamp(toStartOfDay(${t}, ${zone}))`,
+  week: (t, zone, weekStart) => `toUnixTimestamp(toDateTime(toStartOfWeek(${t}, ${weekStart}, ${zone}), ${zone}))`,
+  month: (t, zone) => `toUnixTimestamp(toDateTime(toStartOfMonth(${t}, ${zone}), ${zone}))`,
+};
+
+/**
+ * A trends series on ClickHouse, answering as D1 (d1/trends.ts): events with or without a person
+ * (merges through the overrides), bucketed by the zone functions when the buckets are plain
+ * intervals, else by the question's windows (rolling windows: an event counts in each it falls in).
+ */
+export async function trendsRowsOnClickHouse(
+  client: ClickHouseClient,
+  question: TrendsQuestion,
+  cohorts: ClickHouseCohorts,
+): Promise<TrendsRow[]> {
+  const { aggregate, breakdown, windows } = question;
+  const params = new ClickHouseParams(question.projectId);
+  const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
+  const byPerson = breakdown?.type === "person";
+  const range = {
+    // First-time math looks at every earlier event.
+    from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : windows.map((w) => w[0]).sort()[0],
+    to: windows
+      .map((w) => w[1])
+      .sort()
+      .at(-1)!,
+  };
+  const events = analysisEvents(params, range, { personProperties: withPerson || byPerson, personless: true });
+  const source = byPerson ? "person_properties" : "properties";
+  const value = breakdown
+    ? `[${breakdown.keys.map((k) => `nullIf(${jsonText(source, params.text(k))}, '')`).join(", ")}]`
+    : "CAST(NULL AS Nullable(String))";
+  const t = "toUnixTimestamp64Milli(timestamp)";
+  // The buckets an event at `t` counts in (0-based), one row each (arrayJoin).
+  const bucketsOf = (time: string) => {
+    const b = question.bucketing;
+    if (b) {
+      const start = PERIOD_START[b.interval]("timestamp", params.text(b.timezone), b.weekStart);
+      const index = `indexOf(${params.bind(b.starts, "Array(Int64)")}, ${start} * 1000) - 1`;
+      // Cut windows: an event before the first window's start (its period's start is earlier) is out.
+      return `arrayJoin(if(${time} >= ${params.bind(Date.parse(windows[0][0]), "Int64")}, [${index}], []))`;
+    }
+    const starts = params.bind(
+      windows.map((w) => Date.parse(w[0])),
+      "Array(Int64)",
+    );
+    const ends = params.bind(
+      windows.map((w) => Date.parse(w[1])),
+      "Array(Int64)",
+    );
+    return `arrayJoin(arrayFilter(i -> ${time} >= ${starts}[i + 1] AND ${time} < ${ends}[i + 1], range(${windows.length})))`;
+  };
+  const actor = "ifNull(toString(pid), concat('d', distinct_id))";
+  const inner = (columns: string) =>
+    `SELECT ${bucketsOf(t)} AS bucket, ${value} AS bv${columns} FROM ${events} WHERE ${condition}`;
+  const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
+  const agg = aggregateSql(aggregate, { params, inner, value, events, eventMatch, condition, bucketsOf, actor });
+  const sql = breakdown
+    ? `WITH agg AS (${agg}),
+        ranked AS (
+          SELECT bv, row_number() OVER (ORDER BY arrayAll(x -> isNull(x), bv), sum(v) DESC, bv) AS r FROM agg GROUP BY bv)
+      SELECT a.bucket AS bucket, if(r.r <= ${params.bind(breakdown.limit, "UInt64")}, a.bv, []) AS bv,
+        r.r > ${params.bind(breakdown.limit, "UInt64")} AS other, sum(a.v) AS v
+      FROM agg AS a INNER JOIN ranked AS r ON r.bv = a.bv
+      GROUP BY bucket, bv, other`
+    : `SELECT bucket, v FROM (${agg})`;
+  const rows = await analysisRows<{ bucket: number; v: number | null; bv?: (string | null)[]; other?: number }>(
+    client,
+    sql,
+    params,
+  );
+  return rows.map((r) => ({
+    bucket: Number(r.bucket),
+    value: r.v !== null && Number.isFinite(Number(r.v)) ? Number(r.v) : 0,
+    ...(breakdown ? { breakdown: r.other ? undefined : r.bv, other: !!r.other } : {}),
+  }));
+}
+
+interface Parts {
+  params: ClickHouseParams;
+  /** The matching events with their bucket and breakdown value, plus `columns`. */
+  inner: (columns: string) => string;
+  value: string;
+  events: string;
+  eventMatch: string;
+  condition: string;
+  bucketsOf: (time: string) => string;
+  actor: string;
+}
+
+/** A statement answering `(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
+function aggregateSql(aggregate: TrendsAggregate, p: Parts): string {
+  const grouped = (v: string, columns: string) =>
+    `SELECT bucket, bv, ${v} AS v FROM (${p.inner(columns)}) GROUP BY bucket, bv`;
+  switch (aggregate.kind) {
+    case "events":
+      return grouped("count()", "");
+    case "sessions":
+      // An event without one counts as the session '' (PostHog's column is an empty text then).
+      return grouped("uniqExact(sid)", ", JSONExtractString(properties, '$session_id') AS sid");
+    case "actors":
+      if (!aggregate.firstBucketOnly) return grouped("uniqExact(actor)", `, ${p.actor} AS actor`);
+      return `SELECT bucket, bv, count() AS v FROM (
+          SELECT min(bucket) AS bucket, bv FROM (${p.inner(`, ${p.actor} AS actor`)}) GROUP BY actor, bv)
+        GROUP BY bucket, bv`;
+    case "firstTime": {
+      // Each person's first event of the series' name of all time (in the events' order); it counts
+      // where it falls if it also passes the filters.
+      const firsts = `SELECT min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
+        WHERE pid IS NOT NULL AND ${aggregate.matchingFilters ? p.condition : p.eventMatch} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
+      return `SELECT bucket, bv, count() AS v FROM (
+          SELECT ${p.bucketsOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, bv FROM (${firsts}))
+        GROUP BY bucket, bv`;
+    }
+    case "property": {
+      const key = p.params.text(aggregate.property);
+      const numeric =
+        `multiIf(JSONType(properties, ${key}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(properties, ${key}),` +
+        ` JSONType(properties, ${key}) = 'String', toFloat64OrNull(trimBoth(JSONExtractString(properties, ${key}))), NULL)`;
+      const fn =
+        aggregate.fn === "quantile"
+          ? `quantile(${p.params.bind(aggregate.level ?? 0.5, "Float64")})(val)`
+          : aggregate.fn === "sum"
+            ? "sumOrNull(val)"
+            : `${aggregate.fn}OrNull(val)`;
+      return grouped(fn, `, ${numeric} AS val`);
+    }
+  }
+}

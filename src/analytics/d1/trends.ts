@@ -1,0 +1,141 @@
+import type { D1Client } from "../../db/client";
+import type { CohortSql } from "../../shared/filters";
+import { Params } from "../../lib/sql";
+import type { TrendsAggregate, TrendsQuestion, TrendsRow } from "../queries";
+import { byTime } from "./funnel-sql";
+import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
+import { runAll } from "./run";
+
+/**
+ * A trends series on D1. The buckets' windows go to SQL as one JSON parameter of UTC bounds, each
+ * driving a range scan of the events index (an event is read once per window it falls in: once,
+ * except for weekly and monthly active users); each bucket's value is aggregated per breakdown value,
+ * and values past the breakdown limit are summed into one "other" value per bucket.
+ */
+export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts: CohortSql): Promise<TrendsRow[]> {
+  const { series, aggregate, breakdown } = question;
+  const params = new Params();
+  const cols = eventColumns("x");
+  const project = params.bind(question.projectId);
+  const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
+  const match = [
+    eventMatch,
+    propertiesSql(question.properties, cols, params, "properties", cohorts),
+    propertiesSql(series.properties, cols, params, "series", cohorts),
+  ].join(" AND ");
+  const source = breakdown?.type === "person" ? cols.person : cols.event;
+  // The breakdown value as a JSON list of texts, one per key (an empty text is no value).
+  const value = breakdown
+    ? `json_array(${breakdown.keys.map((k) => `NULLIF(${jsonText(source, keyPath(k, params))}, '')`).join(", ")})`
+    : "NULL";
+  const windows = `w AS (
+      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
+      FROM json_each(${params.bind(JSON.stringify(question.windows))}))`;
+  const ctes = [
+    windows,
+    ...aggregateCtes(aggregate, { params, project, eventMatch, match, value, named: series.event !== null }),
+  ];
+  const sql = breakdown
+    ? `WITH ${ctes.join(", ")},
+      totals AS (SELECT bv, sum(v) AS total FROM agg GROUP BY bv),
+      ranked AS (
+        SELECT bv, row_number() OVER (ORDER BY bv = ${params.bind(JSON.stringify(breakdown.keys.map(() => null)))}, total DESC, bv) AS r
+        FROM totals)
+      SELECT a.bucket AS bucket, CASE WHEN r.r <= ${params.bind(breakdown.limit)} THEN a.bv END AS bv,
+        r.r > ${params.bind(breakdown.limit)} AS other, sum(a.v) AS v
+      FROM agg a JOIN ranked r ON r.bv = a.bv
+      GROUP BY 1, 2, 3`
+    : `WITH ${ctes.join(", ")} SELECT bucket, v FROM agg`;
+  const rows = await runAll<{ bucket: number; v: number | null; bv?: string | null; other?: number }>(d1, sql, params);
+  return rows.map((r) => ({
+    bucket: r.bucket,
+    value: r.v ?? 0,
+    ...(breakdown
+      ? { breakdown: r.other ? undefined : (JSON.parse(r.bv!) as (string | null)[]), other: !!r.other }
+      : {}),
+  }));
+}
+
+interface Parts {
+  params: Params;
+  project: string;
+  /** The series' condition on `events x`: its event name (`eventMatch`), and that with the filters (`match`). */
+  eventMatch: string;
+  match: string;
+  /** The breakdown value's expression on `events x`. */
+  value: string;
+  /** Whether the series names its event (the event-name index serves it). */
+  named: boolean;
+}
+
+/** The common table expressions ending in `agg(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
+function aggregateCtes(aggregate: TrendsAggregate, p: Parts): string[] {
+  const inWindow = (extra: string) => `matched AS (
+      SELECT w.idx AS bucket, ${p.value} AS bv${extra}
+      FROM w CROSS JOIN ${byTime(p.named)}
+      WHERE x.project_id = ${p.project} AND x.timestamp >= w.s AND x.timestamp < w.e AND ${p.match})`;
+  const actor = `coalesce('p' || x.person_id, 'd' || x.distinct_id)`;
+  switch (aggregate.kind) {
+    case "events":
+      return [inWindow(""), "agg AS (SELECT bucket, bv, count(*) AS v FROM matched GROUP BY bucket, bv)"];
+    case "sessions": {
+      // An event without one counts as the session '' (PostHog's column is an empty text then).
+      const session = `coalesce(CAST(json_extract(x.properties, ${keyPath("$session_id", p.params)}) AS TEXT), '')`;
+      return [
+        inWindow(`, ${session} AS sid`),
+        "agg AS (SELECT bucket, bv, count(DISTINCT sid) AS v FROM matched GROUP BY bucket, bv)",
+      ];
+    }
+    case "actors":
+      if (!aggregate.firstBucketOnly)
+        return [
+          inWindow(`, ${actor} AS actor`),
+          "agg AS (SELECT bucket, bv, count(DISTINCT actor) AS v FROM matched GROUP BY bucket, bv)",
+        ];
+      return [
+        inWindow(`, ${actor} AS actor`),
+        "firsts AS (SELECT min(bucket) AS bucket, bv FROM matched GROUP BY actor, bv)",
+        "agg AS (SELECT bucket, bv, count(*) AS v FROM firsts GROUP BY bucket, bv)",
+      ];
+    case "firstTime":
+      // Each person's first event of the series' name of all time; it counts where it falls if it
+      // also passes the filters.
+      return [
+        `firsts AS (
+          SELECT x.timestamp AS t, ${p.value} AS bv, ${p.match} AS ok,
+            row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, x.id) AS n
+          FROM ${byTime(p.named)}
+          WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${aggregate.matchingFilters ? p.match : p.eventMatch})`,
+        "agg AS (SELECT w.idx AS bucket, f.bv AS bv, count(*) AS v FROM firsts f JOIN w ON f.t >= w.s AND f.t < w.e WHERE f.n = 1 AND f.ok GROUP BY 1, 2)",
+      ];
+    case "property": {
+      const path = keyPath(aggregate.property, p.params);
+      const raw = `json_extract(x.properties, ${path})`;
+      // Numbers, and texts that spell one; anything else is no value.
+      const numeric = `(CASE json_type(x.properties, ${path})
+          WHEN 'integer' THEN ${raw} WHEN 'real' THEN ${raw}
+          WHEN 'text' THEN CASE WHEN trim(${raw}) <> '' AND trim(${raw}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(${raw}) AS REAL) END
+        END)`;
+      const matched = inWindow(`, ${numeric} AS val`);
+      if (aggregate.fn !== "quantile") {
+        const fn = aggregate.fn === "sum" ? "total" : aggregate.fn;
+        return [matched, `agg AS (SELECT bucket, bv, ${fn}(val) AS v FROM matched GROUP BY bucket, bv)`];
+      }
+      // Linear interpolation between the values around (n - 1) × level, as ClickHouse's quantile.
+      const pos = `((n - 1) * ${p.params.bind(aggregate.level ?? 0.5)})`;
+      const lo = `CAST(${pos} AS INTEGER)`;
+      return [
+        matched,
+        `ordered AS (
+          SELECT bucket, bv, val, row_number() OVER (PARTITION BY bucket, bv ORDER BY val) - 1 AS i,
+            count(*) OVER (PARTITION BY bucket, bv) AS n
+          FROM matched WHERE val IS NOT NULL)`,
+        `around AS (
+          SELECT bucket, bv, max(${pos}) - max(${lo}) AS frac,
+            max(CASE WHEN i = ${lo} THEN val END) AS below, max(CASE WHEN i = ${lo} + 1 THEN val END) AS above
+          FROM ordered WHERE i = ${lo} OR i = ${lo} + 1 GROUP BY bucket, bv)`,
+        "agg AS (SELECT bucket, bv, below + (coalesce(above, below) - below) * frac AS v FROM around)",
+      ];
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { z } from "@hono/zod-openapi";
+import { ZodError } from "zod";
+import { fromZodError } from "../lib/errors";
+import { isObject } from "../lib/json";
+
+/**
+ * PostHog's DashboardFilter, as `filters_override` carries it to an insight (query_runner.py
+ * apply_dashboard_filters): dates replace the query's range, properties are ANDed with its own, a
+ * breakdown filter replaces the query's. Applied to the query's JSON before it is validated, so the
+ * result is checked as any query is.
+ */
+export const DashboardFilter = z
+  .object({
+    date_from: z.string().nullish(),
+    date_to: z.string().nullish(),
+    explicitDate: z.boolean().nullish(),
+    properties: z.array(z.unknown()).nullish(),
+    breakdown_filter: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .strict()
+  .openapi("DashboardFilter");
+
+export function applyDashboardFilters(query: Record<string, unknown>, raw: unknown): Record<string, unknown> {
+  const parsed = DashboardFilter.safeParse(raw);
+  if (!parsed.success)
+    throw fromZodError(new ZodError(parsed.error.issues.map((i) => ({ ...i, path: ["filters_override", ...i.path] }))));
+  const filter = parsed.data;
+  const out = { ...query };
+  const range = isObject(query.dateRange) ? query.dateRange : {};
+  if (filter.date_from || filter.date_to) {
+    out.dateRange = {
+      date_from: filter.date_from ?? range.date_from,
+      date_to: filter.date_to ?? range.date_to,
+      explicitDate: filter.explicitDate ?? range.explicitDate,
+    };
+    // PostHog switches compare off for an override to all time.
+    if (filter.date_from === "all") out.compareFilter = null;
+  }
+  if (filter.properties?.length) {
+    const own = query.properties;
+    const ownList = own === null || own === undefined || (Array.isArray(own) && !own.length) ? [] : [own];
+    out.properties = { type: "AND", values: [...ownList, { type: "AND", values: filter.properties }] };
+  }
+  if (filter.breakdown_filter) out.breakdownFilter = filter.breakdown_filter;
+  return out;
+}

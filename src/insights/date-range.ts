@@ -1,0 +1,151 @@
+import { type DateClock, parseDate, type ParsedDate } from "../lib/time/date-range";
+import { validationError } from "../lib/errors";
+import { iso } from "../lib/time/iso";
+import { parseRelative, RANGE_FORM, timeBefore } from "../lib/time/relative";
+import { addIntervals, fromWall, type Interval, startOfInterval, toWall } from "../lib/time/zone";
+
+/** More buckets than anyone charts: a range past this is refused rather than computed. */
+export const MAX_BUCKETS = 5000;
+
+/**
+ * An insight's date range resolved as PostHog's QueryDateRange does (posthog/hogql_queries/utils/
+ * query_date_range.py), in the project's zone: `[from, to)` are the events read, `starts` the
+ * buckets' starts (each a whole interval; the first may begin before `from`, e.g. a week).
+ */
+export interface InsightRange {
+  from: number;
+  to: number;
+  starts: number[];
+  interval: Interval;
+}
+
+export interface RangeInput {
+  date_from?: string | null;
+  date_to?: string | null;
+  explicitDate?: boolean | null;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * - `date_from` (default `-7d`) starts at its day (its hour for `-Nh` and the hour interval) unless
+ *   `explicitDate`; `all` is the day of the project's first event.
+ * - `date_to` (default now) runs to the end of its day, or of its hour for the hour interval when
+ *   relative or absent (an absolute one is then kept as written); `explicitDate` keeps it exactly.
+ * - Buckets run from the interval's start around `date_from` to `date_to`, every one present.
+ */
+export async function resolveInsightRange(
+  input: RangeInput,
+  interval: Interval,
+  clock: DateClock,
+  earliest: () => Promise<number | null>,
+): Promise<InsightRange> {
+  const { zone, now, weekStart } = clock;
+  const explicit = input.explicitDate === true;
+  let from: number;
+  if (input.date_from === "all") {
+    from = startOfInterval((await earliest()) ?? now, "day", zone);
+  } else {
+    const parsed = parseDate(input.date_from || "-7d", clock, "dateRange__date_from");
+    from = explicit ? parsed.instant : roundFrom(parsed, interval, zone);
+  }
+  const to = resolveTo(input, interval, clock, explicit);
+  if (to <= from) throw validationError("date_to must be after date_from.", "dateRange");
+  const starts: number[] = [];
+  for (let s = startOfInterval(from, interval, zone, weekStart); s < to; s = addIntervals(s, 1, interval, zone)) {
+    if (starts.length >= MAX_BUCKETS)
+      throw validationError(`The range has more than ${MAX_BUCKETS} ${interval}s; use a longer interval.`, "interval");
+    starts.push(s);
+  }
+  return { from, to, starts, interval };
+}
+
+function roundFrom(parsed: ParsedDate, interval: Interval, zone: string): number {
+  if (parsed.relativeHours || interval === "hour") return startOfInterval(parsed.instant, "hour", zone);
+  return startOfInterval(parsed.instant, "day", zone);
+}
+
+function resolveTo(input: RangeInput, interval: Interval, clock: DateClock, explicit: boolean): number {
+  const { zone, now } = clock;
+  if (!input.date_to) {
+    if (explicit) return now + 1;
+    const unit = interval === "hour" ? "hour" : "day";
+    return addIntervals(startOfInterval(now, unit, zone), 1, unit, zone);
+  }
+  const parsed = parseDate(input.date_to, clock, "dateRange__date_to");
+  if (explicit) return parsed.instant + 1;
+  if (interval === "hour") {
+    // A relative date_to runs to the end of its hour; an absolute one is kept (PostHog: 2020-01-04 is 00:00).
+    return parseRelative(input.date_to.trim(), RANGE_FORM)
+      ? startOfInterval(parsed.instant, "hour", zone) + HOUR_MS
+      : parsed.instant + 1;
+  }
+  return addIntervals(startOfInterval(parsed.instant, "day", zone), 1, "day", zone);
+}
+
+/** Each bucket's events: its interval, cut to the range. */
+export function bucketWindows(range: InsightRange, zone: string): [string, string][] {
+  return range.starts.map((s, i) => {
+    const end = i + 1 < range.starts.length ? range.starts[i + 1] : addIntervals(s, 1, range.interval, zone);
+    return [iso(Math.max(s, range.from)), iso(Math.min(end, range.to))];
+  });
+}
+
+/**
+ * Weekly or monthly active users: each bucket counts the events of the `days` days (of hour
+ * buckets: the `days` × 24 hours) ending with it, earlier than the range's start included.
+ */
+export function activeWindows(range: InsightRange, days: number, zone: string): [string, string][] {
+  return range.starts.map((s) => {
+    const end = Math.min(addIntervals(s, 1, range.interval, zone), range.to);
+    const start = range.interval === "hour" ? s - (days * 24 - 1) * HOUR_MS : addIntervals(s, 1 - days, "day", zone);
+    return [iso(start), iso(end)];
+  });
+}
+
+/**
+ * The previous period of `compareFilter`: as long as the current one and ending where it starts
+ * (on the day interval, `-Nd` with N a multiple of 7 and no relative date_to, one day later, so
+ * weekdays line up: PostHog's get_compare_period_dates), or `compare_to` before the current start.
+ */
+export function previousRange(
+  current: InsightRange,
+  input: RangeInput,
+  compareTo: string | null | undefined,
+  clock: DateClock,
+): InsightRange {
+  const { zone, weekStart } = clock;
+  const hourly = current.interval === "hour";
+  // Lengths in wall time, so a period across a DST change keeps its local days.
+  const length = toWall(current.to, zone) - toWall(current.from, zone);
+  let start: number;
+  if (compareTo) {
+    const relative = parseRelative(compareTo, RANGE_FORM);
+    if (!relative)
+      throw validationError(`compare_to must be a relative date such as -1w or -1m.`, "compareFilter__compare_to");
+    start = timeBefore(toWall(current.from, zone), relative, "overflow");
+  } else {
+    start = toWall(current.from, zone) - length;
+    const fromDays = parseRelative((input.date_from ?? "-7d").trim(), RANGE_FORM);
+    const relativeTo = input.date_to ? parseRelative(input.date_to.trim(), RANGE_FORM) : undefined;
+    if (
+      !hourly &&
+      current.interval === "day" &&
+      fromDays?.unit === "d" &&
+      fromDays.count % 7 === 0 &&
+      fromDays.count > 0 &&
+      !relativeTo
+    )
+      start += 24 * HOUR_MS;
+  }
+  const from = fromWall(start, zone);
+  const to = fromWall(start + length, zone);
+  const starts: number[] = [];
+  for (
+    let s = startOfInterval(from, current.interval, zone, weekStart);
+    s < to;
+    s = addIntervals(s, 1, current.interval, zone)
+  )
+    starts.push(s);
+  return { from, to, starts, interval: current.interval };
+}

@@ -1,0 +1,21 @@
+import { ZodError } from "zod";
+import { fromZodError, validationError } from "../lib/errors";
+import { TrendsQuery } from "./trends/schema";
+
+/** PostHog's insight kinds edgehog does not compute yet: named in the refusal rather than called unknown. */
+const NOT_YET = ["FunnelsQuery", "RetentionQuery", "LifecycleQuery", "StickinessQuery", "PathsQuery"];
+
+/**
+ * An insight query as PostHog's JSON: validated, every problem a 400 whose `attr` is the field's path
+ * under `attr` (e.g. `query__series__0__math`).
+ */
+export function parseInsightQuery(raw: Record<string, unknown>, attr: string): TrendsQuery {
+  const kind = String(raw.kind);
+  if (kind !== "TrendsQuery") {
+    const why = NOT_YET.includes(kind) ? " (edgehog computes TrendsQuery insights so far)" : "";
+    throw validationError(`Unsupported query kind: ${kind}${why}`, `${attr}__kind`);
+  }
+  const parsed = TrendsQuery.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw fromZodError(new ZodError(parsed.error.issues.map((issue) => ({ ...issue, path: [attr, ...issue.path] }))));
+}
