@@ -17,12 +17,9 @@ export const QueryRequest = z
       .max(200)
       .nullish()
       .openapi({ description: "Accepted; every query runs to completion before the answer." }),
-    refresh: z
-      .union([z.string(), z.boolean()])
-      .nullish()
-      .openapi({
-        description: "Accepted (`blocking`, `force_blocking`, `async`, ...): edgehog always computes the answer now.",
-      }),
+    refresh: z.union([z.string(), z.boolean()]).nullish().openapi({
+      description: "Accepted (`blocking`, `force_blocking`, `async`, ...): edgehog always computes the answer now.",
+    }),
     async: z
       .boolean()
       .nullish()
