@@ -26,6 +26,7 @@ import { personInfoRoutes } from "./persons/info-routes";
 import { personRoutes } from "./persons/routes";
 import { projectRoutes } from "./projects/routes";
 import { queryRoutes } from "./query/routes";
+import { definitionRoutes } from "./definitions/routes";
 import { sdkConfigRoutes } from "./sdk/config-routes";
 import { sdkDefinitionRoutes } from "./sdk/definitions-routes";
 import { sdkFlagRoutes } from "./sdk/flags-routes";
@@ -91,6 +92,7 @@ export function createApp() {
   mountProjectScoped(app, flagCrudRoutes, "projects");
   mountProjectScoped(app, endpointRoutes, "environments");
   mountProjectScoped(app, queryRoutes, "environments");
+  mountProjectScoped(app, definitionRoutes, "projects");
   mountProjectScoped(app, cohortRoutes, "projects");
   // Persons: routers with static paths under /persons/ (actions, analysis) mount before the /persons/{id} routes.
   mountProjectScoped(app, personInfoRoutes, "environments");

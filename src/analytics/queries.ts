@@ -237,3 +237,26 @@ export interface TrendsRow {
   breakdown?: (string | null)[];
   other?: boolean;
 }
+
+/** An event name of a project and when it was last seen (ISO 8601 UTC). */
+export interface EventName {
+  name: string;
+  lastSeen: string | null;
+}
+
+/** The value type PostHog gives a property definition. */
+export type PropertyKind = "String" | "Numeric" | "Boolean" | "DateTime";
+
+/** A property key seen on events, the type of its values, and on how many of the sampled events it was. */
+export interface PropertyKeySeen {
+  key: string;
+  kind: PropertyKind | null;
+  events: number;
+}
+
+/** The property keys of a project's latest `sample` events (of these event names, when given). */
+export interface PropertyKeysQuery {
+  projectId: number;
+  eventNames?: string[];
+  sample: number;
+}

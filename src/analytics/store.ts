@@ -12,6 +12,9 @@ import type {
   StickinessActorsQuery,
   TrendsQuestion,
   TrendsRow,
+  EventName,
+  PropertyKeySeen,
+  PropertyKeysQuery,
 } from "./queries";
 
 /**
@@ -31,6 +34,10 @@ export interface AnalyticsStore {
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
   /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
   trends(question: TrendsQuestion): Promise<TrendsRow[]>;
+  /** The project's event names (at most `limit`, by name) and when each was last seen: the event definitions. */
+  eventNames(projectId: number, limit: number): Promise<EventName[]>;
+  /** The property keys seen on a project's latest events: the event property definitions. */
+  eventPropertyKeys(query: PropertyKeysQuery): Promise<PropertyKeySeen[]>;
   /**
    * Runs a saved HogQL query compiled for this engine (src/hogql/), with its bound values: endpoint
    * runs and materialization refreshes both read through here.

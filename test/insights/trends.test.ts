@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject, envelope } from "../helpers";
+import { call, createKey, createProject, envelope } from "../helpers";
 import { captureJourneys } from "../conformance/analysis-helpers";
 
 let project: { id: number; api_token: string };
@@ -175,6 +175,34 @@ describe("TrendsQuery through POST /query/", () => {
       ["sign up", 6],
     ]);
     expect(hogql.json.hasMore).toBe(false);
+  });
+
+  it("never reads another project's events, and a key of another project is refused", async () => {
+    const other = await createProject();
+    const res = await call(`/api/environments/${other.id}/query/`, {
+      method: "POST",
+      body: { query: { kind: "TrendsQuery", series: [{ kind: "EventsNode" }], dateRange: RANGE } },
+    });
+    expect(res.json.results[0].count).toBe(0);
+    const hogql = await call(`/api/environments/${other.id}/query/`, {
+      method: "POST",
+      body: { query: { kind: "HogQLQuery", query: "select count() from events" } },
+    });
+    expect(hogql.json.results).toEqual([[0]]);
+    const names = await call(`/api/projects/${other.id}/event_definitions/`);
+    expect(names.json.results).toEqual([]);
+    const key = await createKey(["query:read", "event_definition:read"], [other.id]);
+    for (const [path, method] of [
+      [`/api/environments/${project.id}/query/`, "POST"],
+      [`/api/projects/${project.id}/event_definitions/`, "GET"],
+    ] as const) {
+      const refused = await call(path, {
+        method,
+        key,
+        body: method === "POST" ? { query: { kind: "HogQLQuery", query: "select 1" } } : undefined,
+      });
+      expect(refused.status, path).toBe(403);
+    }
   });
 
   it("refuses what it does not compute, naming the field", async () => {

@@ -13,6 +13,7 @@ import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
 import { stickinessActorIdsOnClickHouse } from "./stickiness";
 import { trendsRowsOnClickHouse } from "./trends";
+import { eventNamesOnClickHouse, eventPropertyKeysOnClickHouse } from "./definitions";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
 import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
@@ -94,6 +95,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
       question,
       await this.cohortsFor(question.projectId, question),
     );
+  }
+
+  async eventNames(projectId: number, limit: number): Promise<Q.EventName[]> {
+    return eventNamesOnClickHouse(await this.analysisClient(), projectId, limit);
+  }
+
+  async eventPropertyKeys(query: Q.PropertyKeysQuery): Promise<Q.PropertyKeySeen[]> {
+    return eventPropertyKeysOnClickHouse(await this.analysisClient(), query);
   }
 
   async runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {

@@ -15,6 +15,7 @@ import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
 import { stickinessActorIds } from "./stickiness";
 import { trendsRows } from "./trends";
+import { eventNames, eventPropertyKeys } from "./definitions";
 
 /** Cohort filters need the project's cohort definitions; questions without one skip loading them. */
 const noCohorts: CohortSql = () => {
@@ -52,6 +53,14 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {
     return trendsRows(this.d1, question, await this.cohortsFor(question.projectId, question));
+  }
+
+  eventNames(projectId: number, limit: number): Promise<Q.EventName[]> {
+    return eventNames(this.d1, projectId, limit);
+  }
+
+  eventPropertyKeys(query: Q.PropertyKeysQuery): Promise<Q.PropertyKeySeen[]> {
+    return eventPropertyKeys(this.d1, query);
   }
 
   runHogQL(statement: Q.HogQLStatement, run: Q.HogQLRun): Promise<Q.QueryRows> {
