@@ -110,4 +110,74 @@ describe("@posthog/agent-toolkit", () => {
     expect((await api(`/api/projects/${project.id}/feature_flags/${stored.id}/`)).json.deleted).toBe(true);
     expect(await call("feature-flag-get-definition", { flagKey: "beta-checkout" })).toMatch(/not found/);
   });
+
+  it("asks questions of the data: query-run (Trends and HogQL), event-definitions-list, properties-list", async () => {
+    const own = await newProject();
+    const batch = [
+      ["ann", "$pageview", "2024-03-01T10:00:00Z", { $browser: "Chrome" }],
+      ["bob", "$pageview", "2024-03-01T11:00:00Z", { $browser: "Firefox" }],
+      ["ann", "$pageview", "2024-03-02T10:00:00Z", { $browser: "Chrome" }],
+      ["ann", "signed up", "2024-03-02T10:05:00Z", { plan: "pro", $set: { email: "ann@example.com" } }],
+    ].map(([distinct_id, event, timestamp, properties]) => ({ distinct_id, event, timestamp, properties }));
+    expect((await api("/batch/", { method: "POST", key: null, body: { api_key: own.api_token, batch } })).status).toBe(
+      200,
+    );
+
+    // Only the scopes the three tools declare.
+    const key = (
+      await api("/api/personal_api_keys/", {
+        method: "POST",
+        body: {
+          label: "analyst",
+          scopes: ["query:read", "event_definition:read", "property_definition:read"],
+          scoped_teams: [own.id],
+        },
+      })
+    ).json.value;
+    const { names, call } = await toolkitFor(key);
+    expect(names).toEqual(expect.arrayContaining(["query-run", "event-definitions-list", "properties-list"]));
+
+    const trends = JSON.parse(
+      await call("query-run", {
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "TrendsQuery",
+            series: [{ kind: "EventsNode", event: "$pageview", custom_name: "Page views", math: "dau" }],
+            dateRange: { date_from: "2024-03-01", date_to: "2024-03-02" },
+            breakdownFilter: { breakdown: "$browser", breakdown_type: "event" },
+          },
+        },
+      }),
+    );
+    expect(trends.map((s: { breakdown_value: string; data: number[] }) => [s.breakdown_value, s.data])).toEqual([
+      ["Chrome", [1, 1]],
+      ["Firefox", [1, 0]],
+    ]);
+
+    const hogql = JSON.parse(
+      await call("query-run", {
+        query: {
+          kind: "DataVisualizationNode",
+          source: { kind: "HogQLQuery", query: "select event, count() from events group by event order by event" },
+        },
+      }),
+    );
+    expect(hogql).toEqual([
+      ["$pageview", 3],
+      ["signed up", 1],
+    ]);
+
+    const events = JSON.parse(await call("event-definitions-list", {}));
+    expect(events.map((e: { name: string }) => e.name).sort()).toEqual(["$pageview", "signed up"]);
+
+    const eventProps = JSON.parse(
+      await call("properties-list", { type: "event", eventName: "signed up", includePredefinedProperties: false }),
+    );
+    expect(eventProps).toEqual([{ name: "plan", property_type: "String" }]);
+    const personProps = JSON.parse(
+      await call("properties-list", { type: "person", includePredefinedProperties: true }),
+    );
+    expect(personProps).toEqual([{ name: "email", property_type: "String" }]);
+  });
 });
