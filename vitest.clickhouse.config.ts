@@ -61,6 +61,7 @@ export default defineConfig(async () => {
               "test/endpoints/materialization.test.ts",
               "test/endpoints/crud.test.ts",
               "test/endpoints/concurrency.test.ts",
+              "test/endpoints/insights.test.ts",
               // The persons analysis views on ClickHouse must answer as on D1: the same hand-worked,
               // randomized and PostHog conformance suites (their fixtures seed both engines; captures
               // wait for the queue). query-plan.test.ts is about SQLite's plans only.

@@ -1,4 +1,9 @@
+import { analyticsEngine } from "../analytics";
 import type { Env } from "../env";
+import { type Project, weekStartOf } from "../projects/service";
+import { insightMaterializationReason } from "./insight-materialization";
+import { isHogQL, type SavedQuery } from "./saved-query-schema";
+import type { TrendsQuery } from "../insights/trends/schema";
 import { validationError } from "../lib/errors";
 import type { MaterializationStatus } from "./refresher";
 import type { MaterializationInfo } from "./response-schemas";
@@ -9,8 +14,16 @@ import type { EndpointRow, VersionRow } from "./service";
 export const materializerFor = (env: Env, endpointId: string) =>
   env.ENDPOINT_MATERIALIZER.get(env.ENDPOINT_MATERIALIZER.idFromName(endpointId));
 
+type MaterializationPlan =
+  { reason: string } | { insight: TrendsQuery } | { sql: string; variables: string[]; singleRow?: boolean };
+
 /** The version's materialization plan, or why it cannot be materialized (PostHog's reasons). */
-function materializationPlan(version: VersionRow) {
+function materializationPlan(version: VersionRow): MaterializationPlan {
+  const query = version.query as SavedQuery;
+  if (!isHogQL(query)) {
+    const reason = insightMaterializationReason(query);
+    return reason ? { reason } : { insight: query };
+  }
   const plan = version.compiled?.materialization;
   if (!plan) return { reason: "Query is empty or invalid." };
   if ("reason" in plan) return { reason: `Variables not supported: ${plan.reason}` };
@@ -22,28 +35,45 @@ export function canMaterialize(version: VersionRow): { can_materialize: boolean;
   return "reason" in plan ? { can_materialize: false, reason: plan.reason } : { can_materialize: true, reason: null };
 }
 
-/** Hands the version's transformed query to the Durable Object, which refreshes it right away. */
+/**
+ * Hands the version's transformed query (an insight: the query and the project's settings) to the
+ * Durable Object, which refreshes it right away.
+ */
 export async function enableMaterialization(
   env: Env,
   endpoint: EndpointRow,
   version: VersionRow,
   frequency: string | null | undefined,
-  timezone: string,
+  project: Project,
 ) {
   const plan = materializationPlan(version);
   if ("reason" in plan) throw validationError(`Cannot materialize endpoint. Reason: ${plan.reason}`, "is_materialized");
   const syncFrequency = frequency ?? DEFAULT_SYNC_FREQUENCY;
-  await materializerFor(env, endpoint.id).configure({
+  const base = {
     version: version.version,
     projectId: endpoint.projectId,
-    timezone,
-    engine: version.compiled!.engine,
-    sql: plan.sql,
-    variables: plan.variables,
-    singleRow: plan.singleRow ?? false,
+    timezone: project.timezone,
     syncFrequency,
     syncSeconds: SYNC_FREQUENCIES[syncFrequency],
-  });
+  };
+  await materializerFor(env, endpoint.id).configure(
+    "insight" in plan
+      ? {
+          ...base,
+          kind: "insight",
+          engine: analyticsEngine(env),
+          query: plan.insight,
+          weekStart: weekStartOf(project),
+          testAccountFilters: project.testAccountFilters,
+        }
+      : {
+          ...base,
+          engine: version.compiled!.engine,
+          sql: plan.sql,
+          variables: plan.variables,
+          singleRow: plan.singleRow ?? false,
+        },
+  );
   return syncFrequency;
 }
 

@@ -6,7 +6,10 @@ import { createDb } from "../db/client";
 import { readTable } from "./materialized-table";
 import { type MaterializationConfig, type MaterializationStatus, Refresher } from "./refresher";
 import { ResultCache } from "./result-cache";
-import type { RunFailure, RunInput, RunOutput } from "./run-protocol";
+import type { InsightRunInput, InsightRunOutput, RunFailure, RunInput, RunOutput, RunRejected } from "./run-protocol";
+import { readMaterializedInsight } from "./insight-materialization";
+import { runTrends, type TrendsResponse } from "../insights/trends/runner";
+import { ApiError } from "../lib/errors";
 
 export type { MaterializationConfig, MaterializationStatus } from "./refresher";
 
@@ -80,7 +83,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     this.recordExecution(input.version);
     let ready = input.materialized && input.refresh !== "direct" ? this.refresher.readyTable(input.version) : null;
     if (input.refresh === "cache") {
-      const cached = this.cache.get(input.cacheKey, input.cacheAgeSeconds, ready?.at ?? null);
+      const cached = this.cache.get<RunOutput>(input.cacheKey, input.cacheAgeSeconds, ready?.at ?? null);
       if (cached) return { ...cached, is_cached: true, execute_ms: 0 };
     }
     const started = performance.now();
@@ -117,6 +120,42 @@ export class EndpointMaterializer extends DurableObject<Env> {
     };
     // A read of the stored table costs about what a cache hit does: only inline results are cached.
     if (!ready) this.cache.put(input.cacheKey, input.version, output);
+    return output;
+  }
+
+  /**
+   * Runs an insight version: a fresh cached result, else its materialized result (when the run may
+   * read it and it is ready), else computed now (and cached).
+   */
+  async runInsight(input: InsightRunInput): Promise<InsightRunOutput | RunRejected | RunFailure> {
+    this.recordExecution(input.version);
+    const readyAt = input.materialized && input.refresh !== "direct" ? this.refresher.readyAt(input.version) : null;
+    const stored =
+      readyAt && input.materialized
+        ? readMaterializedInsight(this.ctx.storage.sql, input.version, input.materialized.breakdownValue)
+        : null;
+    if (stored && readyAt)
+      return { response: stored, is_cached: false, last_refresh: readyAt, materialized_at: readyAt, execute_ms: 0 };
+    if (input.refresh === "cache") {
+      const cached = this.cache.get<InsightRunOutput>(input.cacheKey, input.cacheAgeSeconds, null);
+      if (cached) return { ...cached, is_cached: true, execute_ms: 0 };
+    }
+    const started = performance.now();
+    let response: TrendsResponse;
+    try {
+      response = await runTrends({ ...input.context, now: Date.now(), store: this.store }, input.query);
+    } catch (error) {
+      if (error instanceof ApiError) return { rejected: { ...error.toBody(), status: error.status } };
+      return { failure: this.store.classifyError(error) };
+    }
+    const output: InsightRunOutput = {
+      response,
+      is_cached: false,
+      last_refresh: new Date().toISOString(),
+      materialized_at: null,
+      execute_ms: performance.now() - started,
+    };
+    this.cache.put(input.cacheKey, input.version, output);
     return output;
   }
 

@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_LIMIT } from "../hogql/compile";
 import { ErrorSchema } from "../lib/route";
-import { RunResponseSchema } from "./response-schemas";
-import type { HogQLQuery, VariableDef } from "./saved-query-schema";
+import type { TrendsQuery } from "../insights/trends/schema";
+import { breakdownVariable } from "./insight-materialization";
+import { InsightRunResponseSchema, RunResponseSchema } from "./response-schemas";
+import { isHogQL, type SavedQuery, type VariableDef } from "./saved-query-schema";
 import type { EndpointRow, VersionRow } from "./service";
 
 /**
@@ -11,10 +13,16 @@ import type { EndpointRow, VersionRow } from "./service";
  * schemas converted by `z.toJSONSchema`; the response and error are the ones the API serves.
  */
 export function endpointOpenApi(origin: string, endpoint: EndpointRow, version: VersionRow) {
-  const variables = Object.values((version.query as HogQLQuery).variables ?? {});
+  const query = version.query as SavedQuery;
+  const hogql = isHogQL(query);
+  const variables = hogql ? Object.values(query.variables ?? {}) : [];
   const needsVariables = variables.some(isRequired);
-  const variablesSchema = variables.length ? variablesObject(variables) : null;
-  const request = runRequestSchema(endpoint, variablesSchema, needsVariables);
+  const variablesSchema = hogql
+    ? variables.length
+      ? variablesObject(variables)
+      : null
+    : insightVariables(query, version.isMaterialized);
+  const request = runRequestSchema(endpoint, variablesSchema, needsVariables, hogql);
   return {
     openapi: "3.0.3",
     info: {
@@ -33,7 +41,7 @@ export function endpointOpenApi(origin: string, endpoint: EndpointRow, version: 
       schemas: componentSchemas({
         EndpointRunRequest: request,
         ...(variablesSchema ? { Variables: variablesSchema } : {}),
-        EndpointRunResponse: RunResponseSchema,
+        EndpointRunResponse: hogql ? RunResponseSchema : InsightRunResponseSchema,
         Error: ErrorSchema,
       }),
     },
@@ -76,8 +84,30 @@ function variablesObject(variables: VariableDef[]) {
     .describe("Query variables, by code name.");
 }
 
-/** The run's body (its `version` bounded by the endpoint's versions); `variables` is required when one is. */
-function runRequestSchema(endpoint: EndpointRow, variables: z.ZodType | null, needsVariables: boolean) {
+/**
+ * An insight's magic variables (products/endpoints openapi.py): its one breakdown property's value,
+ * and `date_from`/`date_to` unless materialized (the stored result is for the saved range).
+ */
+function insightVariables(query: TrendsQuery, materialized: boolean) {
+  const breakdown = breakdownVariable(query);
+  const shape: Record<string, z.ZodType> = {};
+  if (breakdown)
+    shape[breakdown.key] = z
+      .string()
+      .optional()
+      .meta({ description: `Only this value of the breakdown property ${breakdown.key}.`, example: "Chrome" });
+  if (!materialized) {
+    shape.date_from = z.string().optional().meta({ description: "Start of the range.", example: "2024-01-01" });
+    shape.date_to = z.string().optional().meta({ description: "End of the range.", example: "2024-01-31" });
+  }
+  return Object.keys(shape).length ? z.strictObject(shape).describe("The insight's variables.") : null;
+}
+
+/**
+ * The run's body (its `version` bounded by the endpoint's versions); `variables` is required when one
+ * is. `limit` is HogQL's; `filters_override` an insight's.
+ */
+function runRequestSchema(endpoint: EndpointRow, variables: z.ZodType | null, needsVariables: boolean, hogql: boolean) {
   return z.strictObject({
     client_query_id: z.string().optional().describe("Tags the query."),
     refresh: z
@@ -91,8 +121,23 @@ function runRequestSchema(endpoint: EndpointRow, variables: z.ZodType | null, ne
       .max(endpoint.currentVersion)
       .optional()
       .describe(`Version to run (1-${endpoint.currentVersion}); default: the latest.`),
-    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe("At most this many rows."),
-    debug: z.boolean().default(false).describe("Include the compiled SQL and timings."),
+    ...(hogql
+      ? { limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe("At most this many rows.") }
+      : {
+          filters_override: z
+            .object({
+              date_from: z.string().optional(),
+              date_to: z.string().optional(),
+              properties: z.array(z.record(z.string(), z.unknown())).optional(),
+              breakdown_filter: z.record(z.string(), z.unknown()).optional(),
+            })
+            .optional()
+            .describe("Deprecated by PostHog in favour of variables: dates, properties (ANDed) and a breakdown."),
+        }),
+    debug: z
+      .boolean()
+      .default(false)
+      .describe(hogql ? "Include the compiled SQL and timings." : "Include timings."),
     ...(variables ? { variables: needsVariables ? variables : variables.optional() } : {}),
   });
 }

@@ -5,7 +5,8 @@ import { compileHogQL, type CompiledQuery } from "../hogql/compile";
 import { HogQLError } from "../hogql/errors";
 import { hogqlParser } from "../hogql/parser";
 import { validationError } from "../lib/errors";
-import { type HogQLQuery, VARIABLE_TYPES, type VariableDef } from "./saved-query-schema";
+import { parseInsightQuery } from "../insights/parse";
+import { type HogQLQuery, type SavedQuery, VARIABLE_TYPES, type VariableDef } from "./saved-query-schema";
 
 /** Parsing costs CPU in proportion to the text (about 25 ms for a typical query): keep texts bounded. */
 const MAX_QUERY_LENGTH = 20_000;
@@ -19,15 +20,23 @@ const INSIGHT_KINDS = [
   "LifecycleQuery",
 ];
 
-/** Validates a saved query; only HogQL is supported. Errors carry `attr: "query"`. */
-export function normalizeQuery(raw: unknown): HogQLQuery {
+/**
+ * Validates a saved query: HogQL, or an insight (src/insights/parse.ts). Errors carry `attr: "query"`
+ * (an insight's, the field's path under it).
+ */
+export function normalizeQuery(raw: unknown): SavedQuery {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw validationError("Must specify query", "query");
   const query = raw as Record<string, unknown>;
+  if (INSIGHT_KINDS.includes(String(query.kind))) return parseInsightQuery(query, "query");
+  return normalizeHogQL(query);
+}
+
+/** Validates a HogQL query (its variables included). */
+export function normalizeHogQL(query: Record<string, unknown>): HogQLQuery {
   if (query.kind !== "HogQLQuery") {
     const kind = typeof query.kind === "string" ? query.kind : "missing";
-    const why = INSIGHT_KINDS.includes(kind) ? "insight queries are not supported yet" : "unknown query kind";
     throw validationError(
-      `Query kind '${kind}' is not supported (${why}); use {"kind": "HogQLQuery", "query": "SELECT ..."}.`,
+      `Query kind '${kind}' is not supported (unknown query kind); use {"kind": "HogQLQuery", "query": "SELECT ..."} or a TrendsQuery.`,
       "query",
     );
   }

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { materializationInfo } from "./materialization";
 import type { EndpointRecord, EndpointVersionRecord } from "./response-schemas";
-import type { HogQLQuery } from "./saved-query-schema";
+import type { SavedQuery } from "./saved-query-schema";
 import type { EndpointRow, VersionRow } from "./service";
 
 const userOf = (label: string | null) => (label ? { first_name: label, email: null } : null);
@@ -22,7 +22,7 @@ async function recordOf(
     id: endpoint.id,
     name: endpoint.name,
     description: version.description,
-    query: version.query as HogQLQuery,
+    query: version.query as SavedQuery,
     is_active: isActive,
     cache_age_seconds: version.cacheAgeSeconds,
     endpoint_path: endpointPath(endpoint),

@@ -1,6 +1,15 @@
 import type { AnalyticsStore } from "../analytics";
 import type { QueryFailure } from "../analytics/errors";
 import type { AnalyticsEngine } from "../analytics/queries";
+import { ApiError } from "../lib/errors";
+import {
+  createMaterializedInsightsTable,
+  dropMaterializedInsight,
+  type InsightSource,
+  isInsightTooLarge,
+  materializeInsight,
+  storeMaterializedInsight,
+} from "./insight-materialization";
 import {
   copyToStaging,
   dropTable,
@@ -10,21 +19,33 @@ import {
   TooManyRows,
 } from "./materialized-table";
 
-export interface MaterializationConfig {
+interface ConfigBase {
   version: number;
   projectId: number;
   /** The project's time zone when configured (ClickHouse reads timestamps in it). */
   timezone: string;
   /** The engine `sql` was compiled for (absent in configs saved before ClickHouse: D1). */
   engine: AnalyticsEngine;
+  syncFrequency: string;
+  syncSeconds: number;
+}
+
+/** A HogQL version: its rows copied into a table of the Durable Object (configs saved before insights have no `kind`). */
+export interface HogQLMaterializationConfig extends ConfigBase {
+  kind?: "hogql";
   /** The transformed query (variables as columns), bound only with the project, read in pages. */
   sql: string;
   variables: string[];
   /** The query is an ungrouped aggregate: a value with no stored row must run inline (count 0, ...). */
   singleRow: boolean;
-  syncFrequency: string;
-  syncSeconds: number;
 }
+
+/** An insight version: its computed result kept (insight-materialization.ts), in the project's settings of when it was configured. */
+export interface InsightMaterializationConfig extends ConfigBase, InsightSource {
+  kind: "insight";
+}
+
+export type MaterializationConfig = HogQLMaterializationConfig | InsightMaterializationConfig;
 export interface MaterializationStatus {
   status: "Completed" | "Running" | "Failed";
   last_materialized_at: string | null;
@@ -68,6 +89,7 @@ export class Refresher {
       .exec(`CREATE TABLE IF NOT EXISTS materializations (version INTEGER PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
       last_materialized_at TEXT, error TEXT NOT NULL DEFAULT '', next_run_at INTEGER NOT NULL, refreshes INTEGER NOT NULL DEFAULT 0,
       columns TEXT NOT NULL DEFAULT '[]')`);
+    createMaterializedInsightsTable(this.storage.sql);
   }
 
   /** Enables (or re-times) materialization of a version; the first refresh runs right away from the alarm. */
@@ -90,6 +112,7 @@ export class Refresher {
   async disable(version: number): Promise<void> {
     this.storage.sql.exec("DELETE FROM materializations WHERE version = ?", version);
     dropTable(this.storage.sql, version);
+    dropMaterializedInsight(this.storage.sql, version);
     await this.schedule();
   }
 
@@ -106,14 +129,25 @@ export class Refresher {
     };
   }
 
-  /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
-  readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
+  /** When a version's materialization may be read: its last refresh succeeded, within the sync interval. */
+  readyAt(version: number): string | null {
     const row = this.row(version);
     if (row?.status !== "Completed" || !row.last_materialized_at) return null;
     const config = JSON.parse(row.config) as MaterializationConfig;
-    if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
+    return Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 > Date.now()
+      ? row.last_materialized_at
+      : null;
+  }
+
+  /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
+  readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
+    const at = this.readyAt(version);
+    const row = this.row(version);
+    if (!at || !row) return null;
+    const config = JSON.parse(row.config) as MaterializationConfig;
+    if (config.kind === "insight") return null;
     return {
-      at: row.last_materialized_at,
+      at,
       columns: JSON.parse(row.columns) as string[],
       singleRow: !!config.singleRow,
     };
@@ -151,6 +185,17 @@ export class Refresher {
     const nextRun = () => Date.now() + config.syncSeconds * 1000;
     try {
       if (config.engine !== this.store.engine) throw new EngineChanged();
+      if (config.kind === "insight") {
+        const result = await materializeInsight(this.store, config);
+        if (!this.row(version)) return null; // disabled while it ran
+        this.storage.transactionSync(() => {
+          storeMaterializedInsight(sql, version, result);
+          this.completed(version, nextRun(), []);
+        });
+        this.onRefreshed(version);
+        await this.schedule();
+        return this.status(version);
+      }
       const { columns } = await copyToStaging(
         this.store,
         this.storage,
@@ -165,20 +210,16 @@ export class Refresher {
       }
       this.storage.transactionSync(() => {
         swapTable(sql, version, config.variables.length);
-        sql.exec(
-          "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
-          new Date().toISOString(),
-          nextRun(),
-          JSON.stringify(columns),
-          version,
-        );
+        this.completed(version, nextRun(), columns);
       });
       this.onRefreshed(version);
     } catch (error) {
       const failure: QueryFailure =
-        error instanceof TooManyRows || error instanceof EngineChanged
-          ? { kind: "query", message: error.message }
-          : this.store.classifyError(error);
+        error instanceof TooManyRows || error instanceof EngineChanged || isInsightTooLarge(error)
+          ? { kind: "query", message: (error as Error).message }
+          : error instanceof ApiError && error.status < 500
+            ? { kind: "query", message: error.detail }
+            : this.store.classifyError(error);
       if (failure.kind === "server")
         console.error(`materialization of version ${version} failed on the database side`, failure.detail);
       // The status is shown to callers: the query's own error cleaned, a misconfiguration as it is
@@ -200,6 +241,16 @@ export class Refresher {
     return this.status(version);
   }
 
+  private completed(version: number, nextRun: number, columns: string[]) {
+    this.storage.sql.exec(
+      "UPDATE materializations SET status = 'Completed', error = '', last_materialized_at = ?, next_run_at = ?, refreshes = refreshes + 1, columns = ? WHERE version = ?",
+      new Date().toISOString(),
+      nextRun,
+      JSON.stringify(columns),
+      version,
+    );
+  }
+
   private async schedule(): Promise<void> {
     const next = this.storage.sql
       .exec<{ at: number | null }>("SELECT min(next_run_at) AS at FROM materializations")
@@ -218,7 +269,7 @@ class EngineChanged extends Error {
 
 /** A config as stored by an older release: D1's SQL, without its paging parameters (and maybe with a row cap). */
 function currentConfig(config: MaterializationConfig): MaterializationConfig {
-  if (config.engine) return config;
+  if (config.engine || config.kind === "insight") return config;
   return {
     ...config,
     engine: "d1",

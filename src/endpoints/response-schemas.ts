@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { HogQLQuerySchema } from "./saved-query-schema";
+import { SavedQuerySchema } from "./saved-query-schema";
+import { TrendsSeriesSchema } from "../insights/trends/schema";
 
 /**
  * What the endpoints API answers (PostHog's E2b shapes, reference/endpoints.md §3, §6.4, §7): the
@@ -47,7 +48,7 @@ export const EndpointRecordSchema = z
     id: z.string(),
     name: z.string(),
     description: z.string(),
-    query: HogQLQuerySchema,
+    query: SavedQuerySchema,
     is_active: z.boolean(),
     cache_age_seconds: z.number().int().nullable().describe("null: the default (6 hours)."),
     endpoint_path: z.string(),
@@ -121,6 +122,35 @@ export const RunResponseSchema = z
   })
   .openapi("EndpointRunResponse");
 
+/** An insight version's run: PostHog's insight response with the endpoint's fields. */
+export const InsightRunResponseSchema = z
+  .object({
+    results: z
+      .array(TrendsSeriesSchema)
+      .describe("The insight's series (TrendsQuery: one per series and breakdown value)."),
+    hasMore: z.boolean().describe("Whether breakdown values beyond the limit were summed as other."),
+    is_cached: z.boolean(),
+    last_refresh: timestamp(),
+    next_allowed_client_refresh: timestamp(),
+    cache_target_age: timestamp(),
+    timezone: z.string(),
+    query_status: z.null(),
+    error: z.null(),
+    query_metadata: z.null(),
+    endpoint_version: z.number().int(),
+    endpoint_version_created_at: timestamp(),
+    endpoint_materialized: z.literal(true).optional().describe("Present when read from the materialized result."),
+    endpoint_materialized_at: timestamp("Present when read from the materialized result.").optional(),
+    cache_key: z.string().optional().describe("With `debug`."),
+    resolved_date_range: z.object({ date_from: z.string(), date_to: z.string() }).optional().describe("With `debug`."),
+    timings: z
+      .array(z.object({ k: z.string(), t: z.number() }))
+      .optional()
+      .describe("With `debug`."),
+    calculation_trigger: z.enum(["cache_miss", "force", "direct"]).nullable().optional().describe("With `debug`."),
+  })
+  .openapi("EndpointInsightRunResponse");
+
 /** PostHog's QueryStatus envelope, as last_execution_times fills it. */
 export const LastExecutionTimesSchema = z
   .object({
@@ -158,4 +188,5 @@ export type MaterializationInfo = z.infer<typeof MaterializationStatusSchema>;
 export type EndpointRecord = z.infer<typeof EndpointRecordSchema>;
 export type EndpointVersionRecord = z.infer<typeof EndpointVersionRecordSchema>;
 export type RunResponse = z.infer<typeof RunResponseSchema>;
+export type InsightRunResponse = z.infer<typeof InsightRunResponseSchema>;
 export type LastExecutionTimes = z.infer<typeof LastExecutionTimesSchema>;

@@ -1,4 +1,7 @@
-import type { RunOutput } from "./run-protocol";
+/** What a run answers (HogQL rows or an insight's result), with when it was computed. */
+interface Cacheable {
+  last_refresh: string;
+}
 
 /** Results above this size are not cached (a Durable Object SQLite value holds at most 2 MB). */
 const MAX_CACHED_BYTES = 1_500_000;
@@ -14,17 +17,17 @@ export class ResultCache {
   }
 
   /** A cached result younger than the cache age and than the latest materialization, if any. */
-  get(key: string, maxAgeSeconds: number, materializedAt: string | null): RunOutput | null {
+  get<T extends Cacheable>(key: string, maxAgeSeconds: number, materializedAt: string | null): T | null {
     const row = this.sql
       .exec<{ body: string; refreshed_at: number }>("SELECT body, refreshed_at FROM result_cache WHERE key = ?", key)
       .toArray()[0];
     if (!row) return null;
     if (row.refreshed_at + maxAgeSeconds * 1000 <= Date.now()) return null;
     if (materializedAt && row.refreshed_at < Date.parse(materializedAt)) return null;
-    return JSON.parse(row.body) as RunOutput;
+    return JSON.parse(row.body) as T;
   }
 
-  put(key: string, version: number, output: RunOutput): void {
+  put(key: string, version: number, output: Cacheable): void {
     const body = JSON.stringify(output);
     if (body.length > MAX_CACHED_BYTES) return;
     // Entries older than a day can never be fresh (the longest cache age is 86400 s).

@@ -17,6 +17,7 @@ import {
   LastExecutionTimesSchema,
   MaterializationStatusSchema,
   RunResponseSchema,
+  InsightRunResponseSchema,
 } from "./response-schemas";
 import { runEndpoint } from "./run";
 import {
@@ -101,7 +102,7 @@ const runGet = defineRoute({
   summary: "Run an endpoint (latest version unless ?version=N)",
   auth: read,
   request: { params: EndpointParams, query: RunQuery },
-  responses: { 200: json(RunResponseSchema, "Query results") },
+  responses: { 200: json(z.union([RunResponseSchema, InsightRunResponseSchema]), "Query results") },
 });
 const runPost = defineRoute({
   method: "post",
@@ -114,7 +115,7 @@ const runPost = defineRoute({
     query: RunQuery,
     body: { required: false, content: { "application/json": { schema: RunBody } } },
   },
-  responses: { 200: json(RunResponseSchema, "Query results") },
+  responses: { 200: json(z.union([RunResponseSchema, InsightRunResponseSchema]), "Query results") },
 });
 const status = defineRoute({
   method: "get",

@@ -1,5 +1,9 @@
 import type { QueryFailure } from "../analytics/errors";
 import type { Cell, HogQLRun, HogQLStatement, QueryRows } from "../analytics/queries";
+import type { InsightContext } from "../insights/context";
+import type { TrendsResponse } from "../insights/trends/runner";
+import type { TrendsQuery } from "../insights/trends/schema";
+import type { ErrorBody } from "../lib/errors";
 
 /** What the worker sends the endpoint's materializer Durable Object to run a version, and what it answers. */
 export interface RunInput {
@@ -27,4 +31,27 @@ export interface RunOutput extends QueryRows {
   materialized_at: string | null;
   /** Milliseconds spent reading the rows (the engine or the stored table); 0 for a cache hit. */
   execute_ms: number;
+}
+
+/** An insight version's run: the query with the run's overrides applied, computed in the project's settings. */
+export interface InsightRunInput {
+  version: number;
+  query: TrendsQuery;
+  context: Omit<InsightContext, "store" | "now">;
+  /** Read from the materialization (when ready): the run overrides nothing, or only names a breakdown value. */
+  materialized: { breakdownValue?: string } | null;
+  cacheKey: string;
+  cacheAgeSeconds: number;
+  refresh: "cache" | "force" | "direct";
+}
+export interface InsightRunOutput {
+  response: TrendsResponse;
+  is_cached: boolean;
+  last_refresh: string;
+  materialized_at: string | null;
+  execute_ms: number;
+}
+/** The insight refused the request (a 4xx of the runner, or an engine's classified 5xx), as its envelope. */
+export interface RunRejected {
+  rejected: ErrorBody & { status: number };
 }

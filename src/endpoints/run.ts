@@ -11,9 +11,10 @@ import type { Cell } from "../analytics/queries";
 import { enableMaterialization, materializerFor } from "./materialization";
 import { classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, isBindable, isList, variablesByCode } from "./query";
-import type { RunResponse } from "./response-schemas";
-import type { HogQLQuery } from "./saved-query-schema";
-import { type EndpointRow, findRunTarget, parseVersionParam, type VersionRow } from "./service";
+import type { InsightRunResponse, RunResponse } from "./response-schemas";
+import { type HogQLQuery, isHogQL, type SavedQuery } from "./saved-query-schema";
+import { runInsightVersion } from "./insight-run";
+import { type EndpointRow, findRunTarget, parseVersionParam, touchLastExecuted, type VersionRow } from "./service";
 
 /** PostHog's default staleness for HogQL results when the version sets no cache age. */
 export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
@@ -45,9 +46,10 @@ export async function runEndpoint(
   project: Project,
   name: string,
   req: RunRequest,
-): Promise<RunResponse> {
+): Promise<RunResponse | InsightRunResponse> {
   const started = Date.now();
   const target = await checkRun(db, project.id, name, req);
+  if (!isHogQL(target.version.query)) return runInsightVersion(env, db, project, target, req, started);
   const plan = await currentPlan(env, db, project, target.endpoint, target.version);
   const bound = bindVariables(target.version, plan, req.variables ?? {});
   const execution = await execute(env, db, project, target, plan, bound);
@@ -56,11 +58,11 @@ export async function runEndpoint(
   return debug ? { ...response, ...debugFields(target, plan, execution, started) } : response;
 }
 
-type RefreshMode = (typeof REFRESH_MODES)[number];
+export type RefreshMode = (typeof REFRESH_MODES)[number];
 const isRefreshMode = (mode: string): mode is RefreshMode => (REFRESH_MODES as readonly string[]).includes(mode);
 
 /** The endpoint and version to run, with the run's options, once every check has passed. */
-interface RunTarget {
+export interface RunTarget {
   endpoint: EndpointRow;
   version: VersionRow;
   requestedLimit: number | undefined;
@@ -75,7 +77,8 @@ async function checkRun(db: Db, projectId: number, name: string, req: RunRequest
   const { endpoint, version } = target;
   if (req.query_override !== undefined && req.query_override !== null)
     throw validationError("query_override is not allowed. Use variables instead.", "query_override");
-  if (req.filters_override !== undefined && req.filters_override !== null) {
+  const kind = version ? (version.query as SavedQuery).kind : undefined;
+  if (req.filters_override !== undefined && req.filters_override !== null && kind === "HogQLQuery") {
     throw validationError(
       "filters_override is not supported for HogQL endpoints. Use variables instead.",
       "filters_override",
@@ -84,6 +87,8 @@ async function checkRun(db: Db, projectId: number, name: string, req: RunRequest
   if (!version) throw notFound(`Version ${requestedVersion} not found for endpoint '${endpoint.name}'`);
   if (!version.isActive)
     throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
+  if (kind !== "HogQLQuery" && req.limit !== undefined && req.limit !== null && req.limit !== "")
+    throw validationError(`Limit parameter is only supported for HogQLQuery, not ${kind}`, "limit");
   const requestedLimit = parseLimit(req.limit);
   const refresh = req.refresh ?? "cache";
   if (!isRefreshMode(refresh)) throw validationError(`refresh must be one of: ${REFRESH_MODES.join(", ")}.`, "refresh");
@@ -241,12 +246,6 @@ async function currentPlan(
   await db.update(endpointVersions).set({ compiled }).where(eq(endpointVersions.id, version.id));
   const updated = { ...version, compiled };
   if (version.isMaterialized && "sql" in compiled.materialization)
-    await enableMaterialization(env, endpoint, updated, version.syncFrequency, project.timezone);
+    await enableMaterialization(env, endpoint, updated, version.syncFrequency, project);
   return compiled;
-}
-
-/** PostHog writes last_executed_at at most once an hour. */
-async function touchLastExecuted(db: Db, endpointId: string, last: string | null) {
-  if (last && Date.parse(last) > Date.now() - 3600_000) return;
-  await db.update(endpoints).set({ lastExecutedAt: new Date().toISOString() }).where(eq(endpoints.id, endpointId));
 }

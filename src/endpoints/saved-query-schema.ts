@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { TrendsQuery } from "../insights/trends/schema";
 
 /** PostHog's InsightVariable types. */
 export const VARIABLE_TYPES = ["String", "Number", "Boolean", "List", "Date"] as const;
@@ -22,7 +23,7 @@ export const VariableDefSchema = z
   .openapi("EndpointVariable");
 
 /**
- * A saved query as stored and echoed back: only HogQL is supported. Other keys of PostHog's
+ * A saved HogQL query as stored and echoed back. Other keys of PostHog's
  * HogQLQuery (its null-valued optionals are dropped when saved) are kept as they came.
  */
 export const HogQLQuerySchema = z
@@ -36,3 +37,9 @@ export const HogQLQuerySchema = z
 
 export type VariableDef = z.infer<typeof VariableDefSchema>;
 export type HogQLQuery = z.infer<typeof HogQLQuerySchema>;
+
+/** What an endpoint version saves: a HogQL query or an insight (TrendsQuery, run by src/insights/). */
+export const SavedQuerySchema = z.union([HogQLQuerySchema, TrendsQuery]).openapi("SavedQuery");
+export type SavedQuery = HogQLQuery | TrendsQuery;
+
+export const isHogQL = (query: unknown): query is HogQLQuery => (query as { kind?: unknown }).kind === "HogQLQuery";

@@ -123,3 +123,9 @@ export async function endpointVersion(db: Db, projectId: number, name: string, r
   const version = n === undefined ? await currentVersion(db, endpoint) : await requireVersion(db, endpoint, n);
   return { endpoint, version, targeted: n !== undefined };
 }
+
+/** PostHog writes last_executed_at at most once an hour. */
+export async function touchLastExecuted(db: Db, endpointId: string, last: string | null) {
+  if (last && Date.parse(last) > Date.now() - 3600_000) return;
+  await db.update(endpoints).set({ lastExecutedAt: new Date().toISOString() }).where(eq(endpoints.id, endpointId));
+}

@@ -8,6 +8,7 @@ import type { Project } from "../projects/service";
 import { conflict, validationError } from "../lib/errors";
 import { canMaterialize, disableMaterialization, enableMaterialization, materializerFor } from "./materialization";
 import { compileQuery, normalizeQuery, sameQuery } from "./query";
+import { isHogQL } from "./saved-query-schema";
 import {
   type CreateEndpointBody,
   DEFAULT_SYNC_FREQUENCY,
@@ -50,7 +51,7 @@ export async function createEndpoint(
   if (!body.name) throw validationError("Endpoint must have a name.", "name");
   if (!NAME_PATTERN.test(body.name)) throw validationError(NAME_MESSAGE, "name");
   const query = normalizeQuery(body.query);
-  const compiled = await compileQuery(query, analyticsEngine(env));
+  const compiled = isHogQL(query) ? await compileQuery(query, analyticsEngine(env)) : null;
   const active = body.is_active ?? true;
   checkMaterializationInputs(body, active);
   if (await findEndpoint(db, project.id, body.name))
@@ -91,8 +92,7 @@ export async function createEndpoint(
       throw validationError("An endpoint with this name already exists for this team.", "name");
     throw error;
   }
-  if (version.isMaterialized)
-    await enableMaterialization(env, endpoint, version, version.syncFrequency, project.timezone);
+  if (version.isMaterialized) await enableMaterialization(env, endpoint, version, version.syncFrequency, project);
   return endpoint;
 }
 
@@ -134,7 +134,7 @@ export async function updateEndpoint(
   if (body.query !== undefined) {
     const query = normalizeQuery(body.query);
     if (!sameQuery(query, current.query)) {
-      const compiled = await compileQuery(query, analyticsEngine(env));
+      const compiled = isHogQL(query) ? await compileQuery(query, analyticsEngine(env)) : null;
       created = {
         ...current,
         id: crypto.randomUUID(),
@@ -205,7 +205,7 @@ export async function updateEndpoint(
   }
   if (changed === 0) throw concurrentChange();
 
-  if (materialize) await enableMaterialization(env, updatedEndpoint, next, next.syncFrequency, project.timezone);
+  if (materialize) await enableMaterialization(env, updatedEndpoint, next, next.syncFrequency, project);
   else if (base.isMaterialized) await disableMaterialization(env, updatedEndpoint, base.version);
   return { endpoint: updatedEndpoint, version: next, targeted: target !== undefined };
 }

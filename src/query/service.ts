@@ -1,7 +1,7 @@
 import { analyticsEngine, analyticsStore } from "../analytics";
 import type { Db } from "../db/client";
 import { queryFailureError } from "../endpoints/query-errors";
-import { compileQuery, normalizeQuery, variablesByCode } from "../endpoints/query";
+import { compileQuery, normalizeHogQL, variablesByCode } from "../endpoints/query";
 import type { Env } from "../env";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
 import { type InsightContext } from "../insights/context";
@@ -52,7 +52,7 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
   if (node.kind === "HogQLQuery") {
     if (input.filters_override)
       throw validationError("filters_override applies to insight queries only.", "filters_override");
-    const query = normalizeQuery(node);
+    const query = normalizeHogQL(node);
     const plan = await compileQuery(query, analyticsEngine(env));
     const limit = Math.min(plan.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const defined = variablesByCode(query);

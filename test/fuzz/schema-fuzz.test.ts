@@ -674,6 +674,40 @@ function specs(): Record<string, Spec> {
     "POST /e": { bodies: [captureBody], light: true },
     "POST /i/v0/e": { bodies: [captureBody], light: true },
     "POST /i/v1/analytics/events": { bodies: [captureV1Body], key: () => fuzz.api_token },
+    "POST /api/environments/{project_id}/query": {
+      bodies: [
+        () => ({ query: { kind: "HogQLQuery", query: "select event, count() from events group by event" } }),
+        () => ({
+          query: {
+            kind: "TrendsQuery",
+            series: [{ kind: "EventsNode", event: STEPS[0].id, math: "dau", properties: PROPERTIES().slice(0, 1) }],
+            dateRange: { date_from: "-7d" },
+            interval: "day",
+            breakdownFilter: { breakdown: "plan", breakdown_type: "person", breakdown_limit: 5 },
+            trendsFilter: { display: "ActionsLineGraph" },
+            compareFilter: { compare: true },
+          },
+          filters_override: { date_from: "-14d", properties: PROPERTIES().slice(0, 1) },
+        }),
+        () => ({
+          query: {
+            kind: "InsightVizNode",
+            source: {
+              kind: "TrendsQuery",
+              series: [
+                { kind: "EventsNode", event: null, math: "p90", math_property: "amount" },
+                { kind: "EventsNode", event: STEPS[0].id },
+              ],
+              trendsFilter: { display: "BoldNumber", formula: "A / B" },
+            },
+          },
+        }),
+      ],
+    },
+    "GET /api/projects/{project_id}/event_definitions": { query: { ...list, search: "fuzz", event_type: "event" } },
+    "GET /api/projects/{project_id}/property_definitions": {
+      query: { ...list, type: "event", event_names: JSON.stringify([STEPS[0].id]), search: "p", is_numerical: "false" },
+    },
   };
 }
 

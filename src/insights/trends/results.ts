@@ -3,7 +3,8 @@ import type { InsightContext } from "../context";
 import type { InsightRange } from "../date-range";
 import type { Formula } from "../formula";
 import { bucketDay, bucketLabel, zonedIso } from "../labels";
-import type { EventsNode, TrendsQuery } from "./schema";
+import type { z } from "@hono/zod-openapi";
+import type { EventsNode, TrendsQuery, TrendsSeriesSchema } from "./schema";
 
 /**
  * PostHog's trends result objects (trends_query_runner.py build_series_response, apply_formula): one
@@ -14,7 +15,7 @@ import type { EventsNode, TrendsQuery } from "./schema";
 export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
 export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
 
-export type TrendsSeriesResult = Record<string, unknown>;
+export type TrendsSeriesResult = z.infer<typeof TrendsSeriesSchema>;
 
 /** A series' values for one breakdown value (or the series itself), one per bucket. */
 export interface Line {

@@ -182,3 +182,27 @@ export const TrendsQuery = z
 
 export type TrendsQuery = z.infer<typeof TrendsQuery>;
 export type EventsNode = z.infer<typeof EventsNode>;
+
+/** One object of a trends result (the series, or one breakdown value of it, or a formula). */
+export const TrendsSeriesSchema = z
+  .object({
+    data: z
+      .array(z.number())
+      .nullable()
+      .describe("One value per bucket ([] for total-value displays; null for their formulas)."),
+    labels: z
+      .array(z.string())
+      .optional()
+      .describe("Bucket labels: `1-Jan-2020`, `4-Jan 13:00`, `29–31 Oct`, `Jan 2020`."),
+    days: z.array(z.string()).describe("Bucket dates: `2020-01-01` (a week's start), with the time for hours."),
+    count: z.number().describe("The sum of `data` (cumulative: its last value; total values: 0)."),
+    aggregated_value: z.number().optional().describe("Total-value displays: the one value over the range."),
+    label: z.string(),
+    order: z.number().int(),
+    breakdown_value: z.union([z.string(), z.array(z.string())]).optional(),
+    compare: z.boolean().optional(),
+    compare_label: z.enum(["current", "previous"]).optional(),
+    filter: z.record(z.string(), z.unknown()),
+    action: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi("TrendsSeries");

@@ -1,0 +1,128 @@
+import type { AnalyticsStore } from "../analytics";
+import type { WeekStart } from "../lib/time/zone";
+import { runTrends, type TrendsResponse } from "../insights/trends/runner";
+import type { TrendsQuery } from "../insights/trends/schema";
+
+/**
+ * A materialized insight version keeps its computed result (an insight's answer is small): the
+ * result of the saved query, and, when it breaks down by one property, the result with every value
+ * of it (no limit, no "other"), from which a run with the breakdown variable reads its value's series
+ * (PostHog's endpoints materialize insights the same way: all values, read back by value).
+ */
+
+/** The project settings an insight is computed in, as they were when materialization was configured. */
+export interface InsightSettings {
+  weekStart: WeekStart;
+  testAccountFilters: unknown[];
+}
+
+/** What a materialized insight is computed from (its materialization's configuration). */
+export interface InsightSource extends InsightSettings {
+  projectId: number;
+  timezone: string;
+  query: TrendsQuery;
+}
+
+export interface MaterializedInsight {
+  full: TrendsResponse;
+  byValue: TrendsResponse | null;
+}
+
+/** A Durable Object SQLite value holds at most 2 MB. */
+const MAX_STORED_BYTES = 1_900_000;
+/** As many breakdown values as a run may ask for (PostHog's inline endpoint runs use the same). */
+export const ALL_BREAKDOWN_VALUES = 10_000;
+
+/** Why an insight version cannot be materialized (PostHog's refusals), or null. */
+export function insightMaterializationReason(query: TrendsQuery): string | null {
+  if (query.compareFilter?.compare) return "Compare mode is not supported for materialized endpoints.";
+  return null;
+}
+
+/** The breakdown property a run may name as a variable: the query's one breakdown key. */
+export function breakdownVariable(query: TrendsQuery): { key: string; type: "event" | "person" } | null {
+  const filter = query.breakdownFilter;
+  if (!filter) return null;
+  if (filter.breakdowns?.length) {
+    const [only] = filter.breakdowns;
+    return filter.breakdowns.length === 1 ? { key: only.property, type: only.type ?? "event" } : null;
+  }
+  const keys = Array.isArray(filter.breakdown) ? filter.breakdown : filter.breakdown ? [filter.breakdown] : [];
+  return keys.length === 1 ? { key: keys[0], type: filter.breakdown_type ?? "event" } : null;
+}
+
+/** The query with every breakdown value and no "other" series. */
+export const withAllBreakdownValues = (query: TrendsQuery): TrendsQuery => ({
+  ...query,
+  breakdownFilter: {
+    ...query.breakdownFilter,
+    breakdown_limit: ALL_BREAKDOWN_VALUES,
+    breakdown_hide_other_aggregation: false,
+  },
+});
+
+class InsightTooLarge extends Error {
+  constructor() {
+    super("The insight's result is too large to materialize; narrow its range or breakdown.");
+  }
+}
+
+export async function materializeInsight(store: AnalyticsStore, config: InsightSource): Promise<MaterializedInsight> {
+  const ctx = {
+    projectId: config.projectId,
+    timezone: config.timezone,
+    weekStart: config.weekStart,
+    testAccountFilters: config.testAccountFilters,
+    now: Date.now(),
+    store,
+  };
+  const byBreakdown = breakdownVariable(config.query) !== null;
+  const [full, byValue] = await Promise.all([
+    runTrends(ctx, config.query),
+    byBreakdown ? runTrends(ctx, withAllBreakdownValues(config.query)) : null,
+  ]);
+  return { full, byValue };
+}
+
+export const isInsightTooLarge = (error: unknown) => error instanceof InsightTooLarge;
+
+export function createMaterializedInsightsTable(sql: SqlStorage) {
+  sql.exec("CREATE TABLE IF NOT EXISTS materialized_insights (version INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+}
+
+export function storeMaterializedInsight(sql: SqlStorage, version: number, result: MaterializedInsight) {
+  const body = JSON.stringify(result);
+  if (body.length > MAX_STORED_BYTES) throw new InsightTooLarge();
+  sql.exec(
+    "INSERT INTO materialized_insights (version, body) VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET body = excluded.body",
+    version,
+    body,
+  );
+}
+
+export function dropMaterializedInsight(sql: SqlStorage, version: number) {
+  sql.exec("DELETE FROM materialized_insights WHERE version = ?", version);
+}
+
+/**
+ * The stored answer: the saved query's, or with a breakdown value the series of that value (none
+ * when the events never had it). Null when nothing is stored.
+ */
+export function readMaterializedInsight(
+  sql: SqlStorage,
+  version: number,
+  breakdownValue?: string,
+): TrendsResponse | null {
+  const row = sql
+    .exec<{ body: string }>("SELECT body FROM materialized_insights WHERE version = ?", version)
+    .toArray()[0];
+  if (!row) return null;
+  const stored = JSON.parse(row.body) as MaterializedInsight;
+  if (breakdownValue === undefined) return stored.full;
+  if (!stored.byValue) return null;
+  return {
+    ...stored.byValue,
+    hasMore: false,
+    results: stored.byValue.results.filter((r) => r.breakdown_value === breakdownValue),
+  };
+}

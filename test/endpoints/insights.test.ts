@@ -1,0 +1,157 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { EndpointMaterializer } from "../../src/endpoints/materializer";
+import { call, createProject, envelope } from "../helpers";
+import { seed } from "./fixtures";
+
+/** Insight endpoints: a TrendsQuery saved as an endpoint, run with overrides and variables, materialized. */
+let project: number;
+const base = () => `/api/environments/${project}/endpoints`;
+const ns = env.ENDPOINT_MATERIALIZER as unknown as DurableObjectNamespace<EndpointMaterializer>;
+const stubOf = (endpointId: string) => ns.get(ns.idFromName(endpointId));
+
+const BROWSERS = ["Chrome", "Firefox", "Safari"];
+const TRENDS = {
+  kind: "TrendsQuery",
+  series: [{ kind: "EventsNode", event: "$pageview" }],
+  dateRange: { date_from: "2026-02-01", date_to: "2026-02-04" },
+  breakdownFilter: { breakdown: "$browser", breakdown_type: "event" },
+};
+
+async function create(name: string, body: Record<string, unknown>) {
+  const res = await call(`${base()}/`, { method: "POST", body: { name, ...body } });
+  expect(res.status, res.text).toBe(201);
+  return res.json as { id: string; query: unknown; materialization: Record<string, unknown> };
+}
+const run = async (name: string, body: Record<string, unknown> = {}) => {
+  const res = await call(`${base()}/${name}/run`, { method: "POST", body });
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+};
+const byValue = (results: any[]) => Object.fromEntries(results.map((r) => [r.breakdown_value, r.data]));
+
+async function settle(endpointId: string) {
+  await runDurableObjectAlarm(stubOf(endpointId));
+  for (let i = 0; i < 100; i++) {
+    const s = await stubOf(endpointId).status(1);
+    if (s?.status !== "Running") return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  project = (await createProject()).id;
+  // Day d (1..4) of February: 3 × d pageviews, browsers in turn; one signup a day.
+  const events = [];
+  for (let d = 1; d <= 4; d++) {
+    for (let i = 0; i < 3 * d; i++)
+      events.push({
+        event: "$pageview",
+        distinctId: `u${i}`,
+        timestamp: new Date(Date.UTC(2026, 1, d, 8, i)).toISOString(),
+        properties: { $browser: BROWSERS[(i + d) % 3], plan: i % 2 ? "pro" : "free" },
+      });
+    events.push({ event: "signup", distinctId: `u${d}`, timestamp: new Date(Date.UTC(2026, 1, d, 9)).toISOString() });
+  }
+  await seed(project, { events });
+});
+
+describe("insight endpoints", () => {
+  it("saves a TrendsQuery, runs it, and gives the numbers HogQL gives", async () => {
+    const created = await create("browsers", { query: TRENDS });
+    expect(created.query).toMatchObject({ kind: "TrendsQuery", breakdownFilter: { breakdown: "$browser" } });
+    const body = await run("browsers");
+    expect(body.endpoint_version).toBe(1);
+    const hogql = await call(`/api/environments/${project}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "HogQLQuery",
+          query:
+            "select properties.$browser as b, toDate(timestamp) as d, count() from events where event = '$pageview' group by b, d order by b, d",
+        },
+      },
+    });
+    const expected: Record<string, number[]> = {};
+    for (const [b, d, n] of hogql.json.results as [string, string, number][]) {
+      expected[b] ??= [0, 0, 0, 0];
+      expected[b][Number(String(d).slice(8, 10)) - 1] = n;
+    }
+    expect(byValue(body.results)).toEqual(expected);
+    // GET runs too, and a second run is the cached result.
+    const get = await call(`${base()}/browsers/run`);
+    expect(get.status).toBe(200);
+    expect(get.json.is_cached).toBe(true);
+    expect(byValue(get.json.results)).toEqual(expected);
+  });
+
+  it("applies filters_override, the date variables and the breakdown variable", async () => {
+    await create("browsers-vars", { query: TRENDS });
+    const all = byValue((await run("browsers-vars")).results);
+    const chrome = await run("browsers-vars", { variables: { $browser: "Chrome" } });
+    expect(chrome.results.map((r: any) => r.breakdown_value)).toEqual(["Chrome"]);
+    expect(chrome.results[0].data).toEqual(all.Chrome);
+    const dated = await run("browsers-vars", { variables: { date_from: "2026-02-03", date_to: "2026-02-04" } });
+    expect(dated.results[0].days).toEqual(["2026-02-03", "2026-02-04"]);
+    const pro = await run("browsers-vars", {
+      filters_override: { properties: [{ key: "plan", value: "pro", type: "event" }], date_from: "2026-02-04" },
+    });
+    const total = pro.results.reduce((n: number, r: any) => n + r.count, 0);
+    expect(total).toBe(6); // the 12 pageviews of 4 Feb, every other one "pro"
+    const unknown = await call(`${base()}/browsers-vars/run`, {
+      method: "POST",
+      body: { variables: { country: "x" } },
+    });
+    expect(unknown.status).toBe(400);
+    expect(envelope(unknown).detail).toBe("Unknown variable(s): country");
+    const limit = await call(`${base()}/browsers-vars/run`, { method: "POST", body: { limit: 5 } });
+    expect(limit.status).toBe(400);
+    expect(envelope(limit).detail).toBe("Limit parameter is only supported for HogQLQuery, not TrendsQuery");
+  });
+
+  it("materializes the result and answers runs and breakdown values from it", async () => {
+    const created = await create("browsers-mat", { query: TRENDS, is_materialized: true, sync_frequency: "1hour" });
+    expect(created.materialization).toMatchObject({ can_materialize: true });
+    const status = await settle(created.id);
+    expect(status).toMatchObject({ status: "Completed", error: "" });
+    const inline = await run("browsers-mat", { refresh: "direct" });
+    const stored = await run("browsers-mat");
+    expect(stored.endpoint_materialized).toBe(true);
+    expect(inline).not.toHaveProperty("endpoint_materialized");
+    expect(byValue(stored.results)).toEqual(byValue(inline.results));
+    for (const browser of [...BROWSERS, "Opera"]) {
+      const fromStore = await run("browsers-mat", { variables: { $browser: browser } });
+      const computed = await run("browsers-mat", { variables: { $browser: browser }, refresh: "direct" });
+      expect(fromStore.endpoint_materialized, browser).toBe(true);
+      expect(fromStore.results.map((r: any) => [r.breakdown_value, r.data])).toEqual(
+        computed.results.map((r: any) => [r.breakdown_value, r.data]),
+      );
+    }
+    // A date variable asks another question: computed, not read.
+    const dated = await run("browsers-mat", { variables: { date_from: "2026-02-02" } });
+    expect(dated).not.toHaveProperty("endpoint_materialized");
+  });
+
+  it("describes its variables in openapi.json and refuses to materialize compare", async () => {
+    await create("browsers-doc", { query: TRENDS });
+    const doc = (await call(`${base()}/browsers-doc/openapi.json`)).json;
+    const variables = doc.components.schemas.Variables;
+    expect(Object.keys(variables.properties).sort()).toEqual(["$browser", "date_from", "date_to"]);
+    expect(variables.additionalProperties).toBe(false);
+    expect(doc.components.schemas.EndpointRunRequest.properties).not.toHaveProperty("limit");
+    expect(doc.components.schemas.EndpointRunResponse.properties.results.items).toBeDefined();
+    const compare = await call(`${base()}/`, {
+      method: "POST",
+      body: { name: "compare-mat", query: { ...TRENDS, compareFilter: { compare: true } }, is_materialized: true },
+    });
+    expect(compare.status).toBe(400);
+    expect(envelope(compare).detail).toMatch(/Compare mode is not supported for materialized endpoints/);
+    const bad = await call(`${base()}/`, {
+      method: "POST",
+      body: { name: "bad-insight", query: { ...TRENDS, series: [{ kind: "EventsNode", math: "hogql" }] } },
+    });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad).attr).toBe("query__series__0__math");
+  });
+});
