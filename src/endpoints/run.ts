@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { endpoints, endpointVersions } from "../db/schema";
+import { endpointVersions } from "../db/schema";
 import type { Env } from "../env";
 import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
 import { sha256Hex } from "../lib/crypto";
