@@ -2,7 +2,9 @@
 // persons, each beside the same view on D1 over 1M events / 50k persons, in the same run, each through
 // `wrangler dev`. Usage:
 //
-//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5]
+//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends]
+//
+// `--views trends` times TrendsQuery insights through POST /query/ instead of the persons drill-downs.
 //
 // Needs `npm run clickhouse:install`: starts local-clickhouse (chdb) on a free port over a temporary
 // directory, or uses CLICKHOUSE_URL if set (a database of its own, dropped after). The ClickHouse
@@ -16,7 +18,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "@clickhouse/client-web";
 import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
 import { ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
-import { ANALYSIS_VIEWS, analysisPersons, personsSql, projectSql, summarize } from "./analysis-data.mjs";
+import { ANALYSIS_VIEWS, analysisPersons, personsSql, projectSql, summarize, TRENDS_VIEWS } from "./analysis-data.mjs";
 import { loadIntoD1 } from "./analysis-load.mjs";
 import { benchClickHouse, bindClickHouse, machine, ROOT_KEY } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
@@ -28,8 +30,10 @@ const { values: args } = parseArgs({
     "d1-events": { type: "string", default: "1000000" },
     "d1-persons": { type: "string", default: "50000" },
     runs: { type: "string", default: "5" },
+    views: { type: "string", default: "analysis" },
   },
 });
+const VIEWS = args.views === "trends" ? TRENDS_VIEWS : ANALYSIS_VIEWS;
 const RUNS = Number(args.runs);
 const DATABASE = `edgehog_analysis_bench_${Date.now().toString(36)}`;
 const INSERT_ROWS = 100_000;
@@ -117,18 +121,22 @@ async function flushPersons(flush, persons) {
 async function measure(label, state, vars) {
   const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY, ...vars } });
   try {
-    const get = async (path) => {
+    const get = async (path, body) => {
       const t0 = performance.now();
-      const res = await fetch(`${worker.url}${path}`, { headers: { authorization: `Bearer ${ROOT_KEY}` } });
+      const res = await fetch(`${worker.url}${path}`, {
+        method: body ? "POST" : "GET",
+        headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const body = await res.json();
       if (res.status !== 200) throw new Error(`${label} ${path}: ${res.status} ${JSON.stringify(body)}`);
       return { ms: performance.now() - t0, body };
     };
     const results = new Map();
-    for (const [name, path] of [["bare route (/_health)", "/_health"], ...ANALYSIS_VIEWS]) {
-      const first = await get(path);
+    for (const [name, path, body] of [["bare route (/_health)", "/_health"], ...VIEWS]) {
+      const first = await get(path, body);
       const times = [];
-      for (let i = 0; i < RUNS; i++) times.push((await get(path)).ms);
+      for (let i = 0; i < RUNS; i++) times.push((await get(path, body)).ms);
       times.sort((a, b) => a - b);
       results.set(name, { median: times[Math.floor(times.length / 2)], min: times[0], summary: summarize(first.body) });
       process.stdout.write(`${label}: ${name} ${results.get(name).median.toFixed(0)} ms\n`);
@@ -169,7 +177,7 @@ try {
     CLICKHOUSE_DATABASE: DATABASE,
   });
 
-  const command = `node bench/analysis-clickhouse.mjs --events ${args.events} --persons ${args.persons} --d1-events ${args["d1-events"]} --d1-persons ${args["d1-persons"]} --runs ${RUNS}`;
+  const command = `node bench/analysis-clickhouse.mjs --events ${args.events} --persons ${args.persons} --d1-events ${args["d1-events"]} --d1-persons ${args["d1-persons"]} --runs ${RUNS} --views ${args.views}`;
   console.log(`\n\`${command}\` — ${machine()}`);
   console.log(
     `\nClickHouse: ${sizes.events} events, ${sizes.persons} persons; D1: the same generator at ${args["d1-events"]} / ${args["d1-persons"]}. One warm-up, then ${RUNS} sequential requests per view through wrangler dev.\n`,

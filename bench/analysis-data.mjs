@@ -136,8 +136,34 @@ export const ANALYSIS_VIEWS = [
   ],
 ];
 
-/** A drill-down response in a few words: persons on the page, whether it is full, correlation rows. */
-export const summarize = (body) =>
-  body.results
-    ? `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}`
-    : "";
+/** The insight's questions the benchmarks time, as `[name, path, body]` (POST /query/) over project 1 of this data set. */
+const trendsQuery = (series, extra = {}) => ({
+  query: {
+    kind: "TrendsQuery",
+    series: [{ kind: "EventsNode", event: "$pageview", ...series }],
+    dateRange: { date_from: "2024-03-01", date_to: "2024-03-30" },
+    interval: "day",
+    ...extra,
+  },
+});
+export const TRENDS_VIEWS = [
+  ["trends $pageview total, daily over 30 days", "/api/environments/1/query/", trendsQuery({})],
+  ["trends $pageview dau, daily over 30 days", "/api/environments/1/query/", trendsQuery({ math: "dau" })],
+  [
+    "trends $pageview by $browser (limit 25), daily",
+    "/api/environments/1/query/",
+    trendsQuery({}, { breakdownFilter: { breakdown: "$browser", breakdown_limit: 25 } }),
+  ],
+  ["trends $pageview weekly active users, daily", "/api/environments/1/query/", trendsQuery({ math: "weekly_active" })],
+];
+
+/**
+ * A response in a few words: a drill-down's persons on the page, whether it is full, correlation
+ * rows; an insight's series and their total.
+ */
+export const summarize = (body) => {
+  if (!body.results?.length) return "";
+  if (body.results[0].data)
+    return `${body.results.length} series, total ${body.results.reduce((n, s) => n + s.count, 0)}`;
+  return `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}`;
+};

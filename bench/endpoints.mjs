@@ -1,5 +1,6 @@
 // Endpoint runs over 1M events: inline (the compiled HogQL on D1) vs from the Durable Object's
-// materialized table, beside the bare /_health route of the same worker; and HogQL compile time
+// materialized table, the same for an insight endpoint (a TrendsQuery by $browser, read by its
+// breakdown variable), beside the bare /_health route of the same worker; and HogQL compile time
 // per query. Usage: node bench/endpoints.mjs [events=1000000]
 // Seeds a throwaway local D1 with one SQL statement (a recursive CTE), then serves `wrangler dev`.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -66,15 +67,32 @@ try {
     name: "daily_inline",
     query: { kind: "HogQLQuery", query, variables },
   });
-  const m0 = performance.now();
-  let status;
-  do {
-    await new Promise((r) => setTimeout(r, 200));
-    status = await api("/api/environments/1/endpoints/daily/materialization_status");
-  } while (status.status === "Running");
-  console.log(
-    `materialization: ${status.status} after ${((performance.now() - m0) / 1000).toFixed(1)} s ${status.error ?? ""}`,
-  );
+  const insight = {
+    kind: "TrendsQuery",
+    series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }],
+    dateRange: { date_from: "-30d" },
+    breakdownFilter: { breakdown: "$browser" },
+  };
+  await api("/api/environments/1/endpoints/", {
+    name: "browsers",
+    query: insight,
+    is_materialized: true,
+    sync_frequency: "24hour",
+  });
+  await api("/api/environments/1/endpoints/", { name: "browsers_inline", query: insight });
+  const materializedOf = async (name) => {
+    const m0 = performance.now();
+    let status;
+    do {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await api(`/api/environments/1/endpoints/${name}/materialization_status`);
+    } while (status.status === "Running");
+    console.log(
+      `materialization of ${name}: ${status.status} after ${((performance.now() - m0) / 1000).toFixed(1)} s ${status.error ?? ""}`,
+    );
+  };
+  await materializedOf("daily");
+  await materializedOf("browsers");
 
   const names = ["$pageview", "signup", "purchase"];
   const run =
@@ -91,6 +109,14 @@ try {
   const rpsMaterialized = await throughput(5, 16, run("force"));
   const rpsInline = await throughput(10, 2, run("force", "daily_inline"));
 
+  const browsers = ["Chrome", "Safari", "Firefox"];
+  const runInsight = (refresh, name) => (i) =>
+    api(`/api/environments/1/endpoints/${name}/run`, { refresh, variables: { $browser: browsers[i % 3] } });
+  const insightCheck = await runInsight("force", "browsers")(0);
+  if (!insightCheck.endpoint_materialized) throw new Error("materialized insight run did not read the materialization");
+  const insightInline = await latencies(6, runInsight("force", "browsers_inline"));
+  const insightMaterialized = await latencies(200, runInsight("force", "browsers"));
+
   console.log(`\nendpoint runs over ${EVENTS} events (rows returned: ${check.results.length}), via wrangler dev`);
   console.log("| route | median | p95 | req/s (concurrency) |\n|---|---|---|---|");
   console.log(`| /_health | ${ms(pct(health, 50))} | ${ms(pct(health, 95))} | ${rpsHealth.toFixed(0)} (16) |`);
@@ -102,7 +128,13 @@ try {
   );
   console.log(`| run, cached inline result (refresh=cache) | ${ms(pct(cached, 50))} | ${ms(pct(cached, 95))} | |`);
   console.log(
-    `\nmaterialized vs inline: ${(pct(inline, 50) / pct(materialized, 50)).toFixed(0)}x faster (median latency)`,
+    `| insight run (dau by $browser, 30 days), inline (refresh=force) | ${ms(pct(insightInline, 50))} | ${ms(pct(insightInline, 95))} | |`,
+  );
+  console.log(
+    `| insight run, from the materialization (refresh=force) | ${ms(pct(insightMaterialized, 50))} | ${ms(pct(insightMaterialized, 95))} | |`,
+  );
+  console.log(
+    `\nmaterialized vs inline: ${(pct(inline, 50) / pct(materialized, 50)).toFixed(0)}x faster (median latency); insight: ${(pct(insightInline, 50) / pct(insightMaterialized, 50)).toFixed(0)}x`,
   );
 
   if (!process.env.QUICK) {

@@ -203,6 +203,8 @@ export interface TrendsBreakdown {
   keys: string[];
   type: "event" | "person";
   limit: number;
+  /** URL values without their trailing `/`, `?` and `#` (`/` when nothing else is left), as PostHog's breakdown_normalize_url. */
+  normalizeUrl?: boolean;
 }
 
 /**

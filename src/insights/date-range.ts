@@ -26,6 +26,7 @@ export interface RangeInput {
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * - `date_from` (default `-7d`) starts at its day (its hour for `-Nh` and the hour interval) unless
@@ -57,6 +58,9 @@ export async function resolveInsightRange(
       throw validationError(`The range has more than ${MAX_BUCKETS} ${interval}s; use a longer interval.`, "interval");
     starts.push(s);
   }
+  // A month bucket reads its whole month (a week only the range's days: PostHog rounds the lower
+  // bound to the interval's start except for weeks).
+  if (!explicit && interval === "month" && starts.length) from = starts[0];
   return { from, to, starts, interval };
 }
 
@@ -117,15 +121,20 @@ export function previousRange(
   const { zone, weekStart } = clock;
   const hourly = current.interval === "hour";
   // Lengths in wall time, so a period across a DST change keeps its local days.
-  const length = toWall(current.to, zone) - toWall(current.from, zone);
+  const currentStart = toWall(current.from, zone);
+  const length = toWall(current.to, zone) - currentStart;
   let start: number;
   if (compareTo) {
     const relative = parseRelative(compareTo, RANGE_FORM);
     if (!relative)
       throw validationError(`compare_to must be a relative date such as -1w or -1m.`, "compareFilter__compare_to");
-    start = timeBefore(toWall(current.from, zone), relative, "overflow");
+    start = timeBefore(currentStart, relative, "overflow");
   } else {
-    start = toWall(current.from, zone) - length;
+    // One period back (PostHog's end is inclusive: a moment less), at the current start's time of
+    // day (hours) or at midnight, so the periods line up bucket by bucket.
+    const back = currentStart - length + 1;
+    const timeOfDay = hourly ? currentStart % DAY_MS : 0;
+    start = back - (((back % DAY_MS) + DAY_MS) % DAY_MS) + timeOfDay;
     const fromDays = parseRelative((input.date_from ?? "-7d").trim(), RANGE_FORM);
     const relativeTo = input.date_to ? parseRelative(input.date_to.trim(), RANGE_FORM) : undefined;
     if (

@@ -38,9 +38,11 @@ export async function trendsRowsOnClickHouse(
   };
   const events = analysisEvents(params, range, { personProperties: withPerson || byPerson, personless: true });
   const source = byPerson ? "person_properties" : "properties";
-  const value = breakdown
-    ? `[${breakdown.keys.map((k) => `nullIf(${jsonText(source, params.text(k))}, '')`).join(", ")}]`
-    : "CAST(NULL AS Nullable(String))";
+  const text = (key: string) => {
+    const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
+    return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
+  };
+  const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
   const t = "toUnixTimestamp64Milli(timestamp)";
   // The buckets an event at `t` counts in (0-based), one row each (arrayJoin).
   const bucketsOf = (time: string) => {

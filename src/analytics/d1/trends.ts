@@ -25,9 +25,13 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
   ].join(" AND ");
   const source = breakdown?.type === "person" ? cols.person : cols.event;
   // The breakdown value as a JSON list of texts, one per key (an empty text is no value).
-  const value = breakdown
-    ? `json_array(${breakdown.keys.map((k) => `NULLIF(${jsonText(source, keyPath(k, params))}, '')`).join(", ")})`
-    : "NULL";
+  const text = (key: string) => {
+    const raw = `NULLIF(${jsonText(source, keyPath(key, params))}, '')`;
+    return breakdown?.normalizeUrl
+      ? `CASE WHEN ${raw} IS NULL THEN NULL WHEN rtrim(${raw}, '/?#') = '' THEN '/' ELSE rtrim(${raw}, '/?#') END`
+      : raw;
+  };
+  const value = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
   const windows = `w AS (
       SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
       FROM json_each(${params.bind(JSON.stringify(question.windows))}))`;

@@ -35,17 +35,19 @@ export interface SeriesValues {
 interface ShapeOptions {
   totalValue: boolean;
   cumulative: boolean;
-  breakdown?: TrendsBreakdown;
+  /** With how its values are reported: as lists, and whether the "other" series is left out. */
+  breakdown?: TrendsBreakdown & { list: boolean; hideOther: boolean };
   compareLabel?: "current" | "previous";
 }
 
 const seriesLabel = (node: EventsNode) => node.event ?? "All events";
 
-/** The breakdown value as PostHog reports it: sentinels for no value and "other", a list for several properties. */
-function breakdownValue(line: Line, bd: TrendsBreakdown): string | string[] {
-  if (line.other) return OTHER_BREAKDOWN;
-  const parts = (line.breakdown ?? []).map((v) => v ?? NULL_BREAKDOWN);
-  return bd.keys.length === 1 ? parts[0] : parts;
+/** The breakdown value as PostHog reports it: sentinels for no value and "other" (one per property of a list). */
+function breakdownValue(line: Line, bd: { keys: string[]; list: boolean }): string | string[] {
+  const parts = line.other
+    ? bd.keys.map(() => OTHER_BREAKDOWN)
+    : (line.breakdown ?? []).map((v) => v ?? NULL_BREAKDOWN);
+  return bd.list || bd.keys.length > 1 ? parts : parts[0];
 }
 
 const valueText = (value: string | string[]) => (Array.isArray(value) ? value.join("::") : value);
@@ -59,6 +61,9 @@ function ranked(lines: Line[]): Line[] {
     (a, b) => rank(a) - rank(b) || total(b) - total(a) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0),
   );
 }
+
+/** The lines a breakdown shows: all but "other" when it is hidden (`hasMore` still says it existed). */
+const shown = (lines: Line[], bd: { hideOther: boolean }) => (bd.hideOther ? lines.filter((l) => !l.other) : lines);
 
 export function shaper(ctx: InsightContext, query: TrendsQuery, range: InsightRange, opts: ShapeOptions) {
   const zone = ctx.timezone;
@@ -103,7 +108,7 @@ export function shaper(ctx: InsightContext, query: TrendsQuery, range: InsightRa
     /** The objects of one series: itself, or one per breakdown value in PostHog's order. */
     series(v: SeriesValues): TrendsSeriesResult[] {
       const bd = opts.breakdown;
-      const lines = bd ? ranked([...v.lines.values()]) : [...v.lines.values()];
+      const lines = bd ? shown(ranked([...v.lines.values()]), bd) : [...v.lines.values()];
       return lines.map((line) => {
         const value = bd ? breakdownValue(line, bd) : undefined;
         const label =
@@ -138,7 +143,7 @@ export function shaper(ctx: InsightContext, query: TrendsQuery, range: InsightRa
         return { breakdown: template.breakdown, other: template.other, values: out };
       });
       const bd = opts.breakdown;
-      return (bd ? ranked(lines) : lines).map((line) => {
+      return (bd ? shown(ranked(lines), bd) : lines).map((line) => {
         const value = bd ? breakdownValue(line, bd) : undefined;
         const shaped = opts.totalValue
           ? { data: null, days: [], count: 0, aggregated_value: line.values[0] ?? 0 }

@@ -76,7 +76,7 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
   query.series.forEach((s, i) => {
     if (s.properties) parseFilterGroup(s.properties, `series__${i}__properties`, "event");
   });
-  const breakdown = breakdownOf(query, display);
+  const { breakdown, list } = breakdownOf(query, display);
   const formulas = formulasOf(query);
 
   const answered = await Promise.all(
@@ -98,16 +98,17 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
     const shape = shaper(ctx, query, period.range, {
       totalValue,
       cumulative: display === "ActionsLineGraphCumulative",
-      breakdown,
+      breakdown: breakdown && {
+        ...breakdown,
+        list,
+        hideOther: !!query.breakdownFilter?.breakdown_hide_other_aggregation,
+      },
       compareLabel: period.label,
     });
-    const objects = formulas.length
-      ? formulas.flatMap(({ formula, label }, i) => shape.formula(values, formula, label, i))
-      : values.flatMap((v) => shape.series(v));
     results.push(
-      ...objects.filter(
-        (o) => !(query.breakdownFilter?.breakdown_hide_other_aggregation && o.breakdown_value === OTHER_BREAKDOWN),
-      ),
+      ...(formulas.length
+        ? formulas.flatMap(({ formula, label }, i) => shape.formula(values, formula, label, i))
+        : values.flatMap((v) => shape.series(v))),
     );
   });
   return {
@@ -118,22 +119,33 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
   };
 }
 
-function breakdownOf(query: TrendsQuery, display: Display): TrendsBreakdown | undefined {
+/**
+ * The breakdown the engines compute, and whether its values are reported as lists (PostHog does for
+ * the `breakdowns` form and a list `breakdown`, even of one property).
+ */
+function breakdownOf(query: TrendsQuery, display: Display): { breakdown?: TrendsBreakdown; list: boolean } {
   const filter = query.breakdownFilter;
-  if (!filter) return undefined;
+  if (!filter) return { list: false };
   const attr = "breakdownFilter";
   const limit = display === "WorldMap" ? 250 : (filter.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT);
+  const normalizeUrl = filter.breakdown_normalize_url === true;
   if (filter.breakdowns?.length) {
     if (filter.breakdown) throw validationError("Use either breakdown or breakdowns, not both.", attr);
     const types = new Set(filter.breakdowns.map((b) => b.type ?? "event"));
     if (types.size > 1)
       throw validationError("Breakdowns must all be event properties or all person properties.", attr);
-    return { keys: filter.breakdowns.map((b) => b.property), type: [...types][0], limit };
+    return {
+      breakdown: { keys: filter.breakdowns.map((b) => b.property), type: [...types][0], limit, normalizeUrl },
+      list: true,
+    };
   }
-  if (filter.breakdown === null || filter.breakdown === undefined || filter.breakdown === "") return undefined;
+  if (filter.breakdown === null || filter.breakdown === undefined || filter.breakdown === "") return { list: false };
   const keys = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown];
   if (!keys.length || keys.length > 3) throw validationError("A breakdown names one to three properties.", attr);
-  return { keys, type: filter.breakdown_type ?? "event", limit };
+  return {
+    breakdown: { keys, type: filter.breakdown_type ?? "event", limit, normalizeUrl },
+    list: Array.isArray(filter.breakdown),
+  };
 }
 
 /** `formulaNodes`, else `formulas`, else `formula` (PostHog's precedence). */

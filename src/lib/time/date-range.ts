@@ -18,8 +18,9 @@ export interface DateRange {
 }
 
 const PERIOD_START = /^([dwmqy])Start$/;
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/;
+// Months and days may be written without their leading zero (`2020-6-1`), as PostHog's parser allows.
+const DATE_ONLY = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
+const LOCAL_DATETIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/;
 const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** A date parameter read: its instant, and whether it named a whole day (a date, `-7d`, `mStart`) rather than a moment. */
