@@ -121,12 +121,12 @@ async function flushPersons(flush, persons) {
 async function measure(label, state, vars) {
   const worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY, ...vars } });
   try {
-    const get = async (path, body) => {
+    const get = async (path, request) => {
       const t0 = performance.now();
       const res = await fetch(`${worker.url}${path}`, {
-        method: body ? "POST" : "GET",
+        method: request ? "POST" : "GET",
         headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
-        body: body ? JSON.stringify(body) : undefined,
+        body: request ? JSON.stringify(request) : undefined,
       });
       const body = await res.json();
       if (res.status !== 200) throw new Error(`${label} ${path}: ${res.status} ${JSON.stringify(body)}`);
