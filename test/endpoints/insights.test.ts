@@ -97,8 +97,21 @@ describe("insight endpoints", () => {
     const pro = await run("browsers-vars", {
       filters_override: { properties: [{ key: "plan", value: "pro", type: "event" }], date_from: "2026-02-04" },
     });
-    const total = pro.results.reduce((n: number, r: any) => n + r.count, 0);
-    expect(total).toBe(6); // the 12 pageviews of 4 Feb, every other one "pro"
+    // The same question in HogQL.
+    const hogql = await call(`/api/environments/${project}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "HogQLQuery",
+          query:
+            "select properties.$browser as b, count() from events where event = '$pageview' and properties.plan = 'pro' and timestamp >= '2026-02-04' and timestamp < '2026-02-05' group by b order by b",
+        },
+      },
+    });
+    expect(
+      pro.results.map((r: any) => [r.breakdown_value, r.count]).sort((a: any[], b: any[]) => (a[0] < b[0] ? -1 : 1)),
+    ).toEqual(hogql.json.results);
+    expect(pro.results.reduce((n: number, r: any) => n + r.count, 0)).toBe(6); // 12 pageviews on 4 Feb, half "pro"
     const unknown = await call(`${base()}/browsers-vars/run`, {
       method: "POST",
       body: { variables: { country: "x" } },
@@ -131,6 +144,26 @@ describe("insight endpoints", () => {
     // A date variable asks another question: computed, not read.
     const dated = await run("browsers-mat", { variables: { date_from: "2026-02-02" } });
     expect(dated).not.toHaveProperty("endpoint_materialized");
+  });
+
+  it("makes a version per changed query and records its executions", async () => {
+    await create("browsers-versions", { query: TRENDS });
+    const patched = await call(`${base()}/browsers-versions/`, {
+      method: "PATCH",
+      body: { query: { ...TRENDS, series: [{ kind: "EventsNode", event: "signup" }] } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.current_version).toBe(2);
+    const v2 = await run("browsers-versions");
+    expect(v2.endpoint_version).toBe(2);
+    expect(v2.results.reduce((n: number, r: any) => n + r.count, 0)).toBe(4);
+    const v1 = await run("browsers-versions", { version: 1 });
+    expect(v1.results.reduce((n: number, r: any) => n + r.count, 0)).toBe(30);
+    const times = await call(`${base()}/last_execution_times`, {
+      method: "POST",
+      body: { names: ["browsers-versions"] },
+    });
+    expect(times.json.query_status.results[0][0]).toBe("browsers-versions");
   });
 
   it("describes its variables in openapi.json and refuses to materialize compare", async () => {
