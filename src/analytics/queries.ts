@@ -184,7 +184,7 @@ export interface HogQLRun {
  * - `events`: matching events;
  * - `actors`: distinct persons (an event stored without a person counts its distinct id as one);
  *   with `firstBucketOnly`, each actor only in the first bucket it appears in (cumulative unique users);
- * - `sessions`: distinct non-empty `$session_id`s;
+ * - `sessions`: distinct `$session_id`s (events without one count together as the session '', as PostHog's column);
  * - `property`: an aggregate of a numeric event property (non-numeric values ignored; no values = 0);
  *   `quantile` interpolates linearly between the nearest values (ClickHouse's `quantile` on small sets);
  * - `firstTime`: persons whose first event of the series' name ever falls in the bucket and passes the
@@ -247,7 +247,8 @@ export interface EventName {
 }
 
 /** The value type PostHog gives a property definition. */
-export type PropertyKind = "String" | "Numeric" | "Boolean" | "DateTime";
+export const PROPERTY_KINDS = ["String", "Numeric", "Boolean", "DateTime"] as const;
+export type PropertyKind = (typeof PROPERTY_KINDS)[number];
 
 /** A property key seen on events, the type of its values, and on how many of the sampled events it was. */
 export interface PropertyKeySeen {

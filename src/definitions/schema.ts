@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PROPERTY_KINDS } from "../analytics/queries";
 import { paginatedSchema, PaginationQuery } from "../lib/pagination";
 
 /** PostHog's event definition (the enterprise serializer's fields; edgehog keeps no descriptions, owners or tags). */
@@ -24,15 +25,13 @@ export const EventDefinition = z
   })
   .openapi("EventDefinition");
 
-export const PROPERTY_TYPES = ["String", "Numeric", "Boolean", "DateTime"] as const;
-
 export const PropertyDefinition = z
   .object({
     id: z.string().uuid(),
     name: z.string(),
     description: z.null(),
     is_numerical: z.boolean(),
-    property_type: z.enum(PROPERTY_TYPES).nullable(),
+    property_type: z.enum(PROPERTY_KINDS).nullable(),
     tags: z.array(z.string()),
     updated_at: z.null(),
     updated_by: z.null(),

@@ -3,7 +3,7 @@ import type { AnalyticsStore } from "../analytics";
 import type { PropertyKeySeen } from "../analytics/queries";
 import type { Db } from "../db/client";
 import { validationError } from "../lib/errors";
-import { sha256Hex } from "../lib/crypto";
+import { nameUuid } from "../lib/crypto";
 import { type Page, paginated } from "../lib/pagination";
 import { personPropertyKeys } from "../persons/property-keys";
 import type { EventDefinition, EventDefinitionsQuery, PropertyDefinition, PropertyDefinitionsQuery } from "./schema";
@@ -22,10 +22,8 @@ export const PROPERTY_SAMPLE = 10_000;
 const NEVER_LISTED = new Set(["distinct_id", "$set", "$set_once", "$unset", "$groups", "$initial_referrer"]);
 
 /** A definition's id: a UUID stable for the project, kind and name (edgehog has no definition rows). */
-async function definitionId(projectId: number, kind: string, name: string): Promise<string> {
-  const hex = await sha256Hex(`${projectId}\u0000${kind}\u0000${name}`);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+const definitionId = (projectId: number, kind: string, name: string): Promise<string> =>
+  nameUuid(`edgehog:definition:${projectId}:${kind}:${JSON.stringify(name)}`);
 
 const words = (search: string | undefined) => (search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
 const matchesAll = (name: string, terms: string[]) => terms.every((t) => name.toLowerCase().includes(t));

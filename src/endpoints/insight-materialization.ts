@@ -1,29 +1,19 @@
 import type { AnalyticsStore } from "../analytics";
-import type { WeekStart } from "../lib/time/zone";
+import type { InsightSettings } from "../insights/context";
 import { runTrends, type TrendsResponse } from "../insights/trends/runner";
 import type { TrendsQuery } from "../insights/trends/schema";
+import { sortedJson } from "../lib/json";
 
 /**
  * A materialized insight version keeps its computed result (an insight's answer is small): the
  * result of the saved query, and, when it breaks down by one property, the result with every value
  * of it (no limit, no "other"), from which a run with the breakdown variable reads its value's series
- * (PostHog's endpoints materialize insights the same way: all values, read back by value).
+ * (PostHog's endpoints materialize insights the same way: all values, read back by value). Each is
+ * computed in the project's settings of the refresh, and read only while the project still has them.
  */
 
-/** The project settings an insight is computed in, as they were when materialization was configured. */
-export interface InsightSettings {
-  weekStart: WeekStart;
-  testAccountFilters: unknown[];
-}
-
-/** What a materialized insight is computed from (its materialization's configuration). */
-export interface InsightSource extends InsightSettings {
-  projectId: number;
-  timezone: string;
-  query: TrendsQuery;
-}
-
 export interface MaterializedInsight {
+  settings: InsightSettings;
   full: TrendsResponse;
   byValue: TrendsResponse | null;
 }
@@ -31,7 +21,7 @@ export interface MaterializedInsight {
 /** A Durable Object SQLite value holds at most 2 MB. */
 const MAX_STORED_BYTES = 1_900_000;
 /** As many breakdown values as a run may ask for (PostHog's inline endpoint runs use the same). */
-export const ALL_BREAKDOWN_VALUES = 10_000;
+const ALL_BREAKDOWN_VALUES = 10_000;
 
 /** Why an insight version cannot be materialized (PostHog's refusals), or null. */
 export function insightMaterializationReason(query: TrendsQuery): string | null {
@@ -52,7 +42,7 @@ export function breakdownVariable(query: TrendsQuery): { key: string; type: "eve
 }
 
 /** The query with every breakdown value and no "other" series. */
-export const withAllBreakdownValues = (query: TrendsQuery): TrendsQuery => ({
+const withAllBreakdownValues = (query: TrendsQuery): TrendsQuery => ({
   ...query,
   breakdownFilter: {
     ...query.breakdownFilter,
@@ -67,24 +57,20 @@ class InsightTooLarge extends Error {
   }
 }
 
-export async function materializeInsight(store: AnalyticsStore, config: InsightSource): Promise<MaterializedInsight> {
-  const ctx = {
-    projectId: config.projectId,
-    timezone: config.timezone,
-    weekStart: config.weekStart,
-    testAccountFilters: config.testAccountFilters,
-    now: Date.now(),
-    store,
-  };
-  const byBreakdown = breakdownVariable(config.query) !== null;
-  const [full, byValue] = await Promise.all([
-    runTrends(ctx, config.query),
-    byBreakdown ? runTrends(ctx, withAllBreakdownValues(config.query)) : null,
-  ]);
-  return { full, byValue };
-}
-
 export const isInsightTooLarge = (error: unknown) => error instanceof InsightTooLarge;
+
+export async function materializeInsight(
+  store: AnalyticsStore,
+  settings: InsightSettings,
+  query: TrendsQuery,
+): Promise<MaterializedInsight> {
+  const ctx = { ...settings, now: Date.now(), store };
+  const [full, byValue] = await Promise.all([
+    runTrends(ctx, query),
+    breakdownVariable(query) ? runTrends(ctx, withAllBreakdownValues(query)) : null,
+  ]);
+  return { settings, full, byValue };
+}
 
 export function createMaterializedInsightsTable(sql: SqlStorage) {
   sql.exec("CREATE TABLE IF NOT EXISTS materialized_insights (version INTEGER PRIMARY KEY, body TEXT NOT NULL)");
@@ -106,11 +92,13 @@ export function dropMaterializedInsight(sql: SqlStorage, version: number) {
 
 /**
  * The stored answer: the saved query's, or with a breakdown value the series of that value (none
- * when the events never had it). Null when nothing is stored.
+ * when the events never had it; a list breakdown's value is matched as one of its list). Null when
+ * nothing is stored, or it was computed in other project settings than `settings`.
  */
 export function readMaterializedInsight(
   sql: SqlStorage,
   version: number,
+  settings: InsightSettings,
   breakdownValue?: string,
 ): TrendsResponse | null {
   const row = sql
@@ -118,11 +106,12 @@ export function readMaterializedInsight(
     .toArray()[0];
   if (!row) return null;
   const stored = JSON.parse(row.body) as MaterializedInsight;
+  if (sortedJson(stored.settings) !== sortedJson(settings)) return null;
   if (breakdownValue === undefined) return stored.full;
   if (!stored.byValue) return null;
   return {
     ...stored.byValue,
     hasMore: false,
-    results: stored.byValue.results.filter((r) => r.breakdown_value === breakdownValue),
+    results: stored.byValue.results.filter((r) => [r.breakdown_value].flat().includes(breakdownValue)),
   };
 }

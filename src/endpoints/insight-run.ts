@@ -5,36 +5,24 @@ import { parseInsightQuery } from "../insights/parse";
 import type { TrendsQuery } from "../insights/trends/schema";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError, validationError } from "../lib/errors";
-import { isObject } from "../lib/json";
-import { type Project, weekStartOf } from "../projects/service";
+import type { Project } from "../projects/service";
+import { analyticsEngine } from "../analytics";
+import { insightSettingsOf } from "../insights/context";
+import { isObject, sortedJson } from "../lib/json";
 import { breakdownVariable } from "./insight-materialization";
 import { materializerFor } from "./materialization";
 import { classifyStubError, queryFailureError } from "./query-errors";
 import type { InsightRunResponse } from "./response-schemas";
 import type { InsightRunOutput, RunFailure, RunRejected } from "./run-protocol";
-import { type EndpointRow, touchLastExecuted, type VersionRow } from "./service";
-
-/** PostHog's default staleness for insight results when the version sets no cache age (as HogQL's). */
-const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
-
-interface InsightTarget {
-  endpoint: EndpointRow;
-  version: VersionRow;
-  refresh: "cache" | "force" | "direct";
-}
-
-interface InsightRunRequest {
-  debug?: boolean | string;
-  filters_override?: unknown;
-  variables?: Record<string, unknown>;
-}
+import { cacheTimes, DEFAULT_CACHE_AGE_SECONDS, type RunRequest, type RunTarget } from "./run-target";
+import { touchLastExecuted } from "./service";
 
 /**
  * The run's overrides applied to the saved insight (products/endpoints: magic variables, then
  * `filters_override`, which wins): `date_from`/`date_to` replace the range, the breakdown property's
  * value filters the events to it. Says whether the materialized result can still answer.
  */
-function overriddenQuery(saved: TrendsQuery, req: InsightRunRequest) {
+function overriddenQuery(saved: TrendsQuery, req: RunRequest) {
   const variables = req.variables ?? {};
   const breakdown = breakdownVariable(saved);
   const known = new Set(["date_from", "date_to", ...(breakdown ? [breakdown.key] : [])]);
@@ -77,24 +65,21 @@ export async function runInsightVersion(
   env: Env,
   db: Db,
   project: Project,
-  { endpoint, version, refresh }: InsightTarget,
-  req: InsightRunRequest,
+  { endpoint, version, refresh }: RunTarget,
+  req: RunRequest,
   started: number,
 ): Promise<InsightRunResponse> {
   const { query, materialized } = overriddenQuery(version.query as TrendsQuery, req);
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
-  const cacheKey = await sha256Hex(JSON.stringify(["insight", version.version, query]));
+  const settings = insightSettingsOf(project);
+  // Everything the answer depends on: the engine, the version, the project's settings, the question.
+  const cacheKey = await sha256Hex(sortedJson([analyticsEngine(env), version.version, settings, query]));
   // The RPC types of the result's open records are not inferred: the Durable Object answers these.
   const outcome = (await materializerFor(env, endpoint.id)
     .runInsight({
       version: version.version,
       query,
-      context: {
-        projectId: project.id,
-        timezone: project.timezone,
-        weekStart: weekStartOf(project),
-        testAccountFilters: project.testAccountFilters,
-      },
+      settings,
       materialized: version.isMaterialized ? materialized : null,
       cacheKey,
       cacheAgeSeconds,
@@ -106,17 +91,16 @@ export async function runInsightVersion(
   await touchLastExecuted(db, endpoint.id, endpoint.lastExecutedAt);
   if ("rejected" in outcome) {
     const { status, type, code, detail, attr } = outcome.rejected;
-    throw new ApiError(status as ApiError["status"], type, code, detail, attr);
+    // The runner names fields of the query.
+    throw new ApiError(status, type, code, detail, attr).under("query");
   }
   if ("failure" in outcome) throw queryFailureError(outcome.failure, `endpoint ${endpoint.id} v${version.version} run`);
-  const refreshedAt = Date.parse(outcome.last_refresh);
   const response: InsightRunResponse = {
     results: outcome.response.results,
     hasMore: outcome.response.hasMore,
     is_cached: outcome.is_cached,
     last_refresh: outcome.last_refresh,
-    next_allowed_client_refresh: new Date(refreshedAt + 60_000).toISOString(),
-    cache_target_age: new Date(refreshedAt + cacheAgeSeconds * 1000).toISOString(),
+    ...cacheTimes(outcome.last_refresh, cacheAgeSeconds),
     timezone: project.timezone,
     query_status: null,
     error: null,

@@ -1,6 +1,6 @@
 import { analyticsEngine } from "../analytics";
 import type { Env } from "../env";
-import { type Project, weekStartOf } from "../projects/service";
+import type { Project } from "../projects/service";
 import { insightMaterializationReason } from "./insight-materialization";
 import { isHogQL, type SavedQuery } from "./saved-query-schema";
 import type { TrendsQuery } from "../insights/trends/schema";
@@ -63,8 +63,6 @@ export async function enableMaterialization(
           kind: "insight",
           engine: analyticsEngine(env),
           query: plan.insight,
-          weekStart: weekStartOf(project),
-          testAccountFilters: project.testAccountFilters,
         }
       : {
           ...base,

@@ -10,6 +10,8 @@ import type { InsightRunInput, InsightRunOutput, RunFailure, RunInput, RunOutput
 import { readMaterializedInsight } from "./insight-materialization";
 import { runTrends, type TrendsResponse } from "../insights/trends/runner";
 import { ApiError } from "../lib/errors";
+import { insightSettingsOf } from "../insights/context";
+import { getProject } from "../projects/service";
 
 export type { MaterializationConfig, MaterializationStatus } from "./refresher";
 
@@ -28,7 +30,16 @@ export class EndpointMaterializer extends DurableObject<Env> {
     super(ctx, env);
     this.cache = new ResultCache(ctx.storage.sql);
     this.store = analyticsStore(env, createDb(env.DB));
-    this.refresher = new Refresher(ctx.storage, this.store, (version) => this.cache.dropVersion(version));
+    const db = createDb(env.DB);
+    this.refresher = new Refresher(
+      ctx.storage,
+      this.store,
+      (version) => this.cache.dropVersion(version),
+      async (projectId) => {
+        const project = await getProject(db, projectId);
+        return project && insightSettingsOf(project);
+      },
+    );
     this.createTables();
   }
 
@@ -132,7 +143,12 @@ export class EndpointMaterializer extends DurableObject<Env> {
     const readyAt = input.materialized && input.refresh !== "direct" ? this.refresher.readyAt(input.version) : null;
     const stored =
       readyAt && input.materialized
-        ? readMaterializedInsight(this.ctx.storage.sql, input.version, input.materialized.breakdownValue)
+        ? readMaterializedInsight(
+            this.ctx.storage.sql,
+            input.version,
+            input.settings,
+            input.materialized.breakdownValue,
+          )
         : null;
     if (stored && readyAt)
       return { response: stored, is_cached: false, last_refresh: readyAt, materialized_at: readyAt, execute_ms: 0 };
@@ -143,7 +159,7 @@ export class EndpointMaterializer extends DurableObject<Env> {
     const started = performance.now();
     let response: TrendsResponse;
     try {
-      response = await runTrends({ ...input.context, now: Date.now(), store: this.store }, input.query);
+      response = await runTrends({ ...input.settings, now: Date.now(), store: this.store }, input.query);
     } catch (error) {
       if (error instanceof ApiError) return { rejected: { ...error.toBody(), status: error.status } };
       return { failure: this.store.classifyError(error) };

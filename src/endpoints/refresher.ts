@@ -2,10 +2,11 @@ import type { AnalyticsStore } from "../analytics";
 import type { QueryFailure } from "../analytics/errors";
 import type { AnalyticsEngine } from "../analytics/queries";
 import { ApiError } from "../lib/errors";
+import type { InsightSettings } from "../insights/context";
+import type { TrendsQuery } from "../insights/trends/schema";
 import {
   createMaterializedInsightsTable,
   dropMaterializedInsight,
-  type InsightSource,
   isInsightTooLarge,
   materializeInsight,
   storeMaterializedInsight,
@@ -40,9 +41,10 @@ export interface HogQLMaterializationConfig extends ConfigBase {
   singleRow: boolean;
 }
 
-/** An insight version: its computed result kept (insight-materialization.ts), in the project's settings of when it was configured. */
-export interface InsightMaterializationConfig extends ConfigBase, InsightSource {
+/** An insight version: its computed result kept (insight-materialization.ts), in the project's settings of each refresh. */
+export interface InsightMaterializationConfig extends ConfigBase {
   kind: "insight";
+  query: TrendsQuery;
 }
 
 export type MaterializationConfig = HogQLMaterializationConfig | InsightMaterializationConfig;
@@ -82,6 +84,8 @@ export class Refresher {
     private readonly store: AnalyticsStore,
     /** Called after a version's table is replaced (its cached run results are stale). */
     private readonly onRefreshed: (version: number) => void,
+    /** A project's current settings, which an insight is computed in (undefined: the project is gone). */
+    private readonly insightSettings: (projectId: number) => Promise<InsightSettings | undefined>,
   ) {}
 
   createTable(): void {
@@ -186,7 +190,9 @@ export class Refresher {
     try {
       if (config.engine !== this.store.engine) throw new EngineChanged();
       if (config.kind === "insight") {
-        const result = await materializeInsight(this.store, config);
+        const settings = await this.insightSettings(config.projectId);
+        if (!settings) throw new ProjectGone();
+        const result = await materializeInsight(this.store, settings, config.query);
         if (!this.row(version)) return null; // disabled while it ran
         this.storage.transactionSync(() => {
           storeMaterializedInsight(sql, version, result);
@@ -215,7 +221,10 @@ export class Refresher {
       this.onRefreshed(version);
     } catch (error) {
       const failure: QueryFailure =
-        error instanceof TooManyRows || error instanceof EngineChanged || isInsightTooLarge(error)
+        error instanceof TooManyRows ||
+        error instanceof EngineChanged ||
+        error instanceof ProjectGone ||
+        isInsightTooLarge(error)
           ? { kind: "query", message: (error as Error).message }
           : error instanceof ApiError && error.status < 500
             ? { kind: "query", message: error.detail }
@@ -257,6 +266,12 @@ export class Refresher {
       .one().at;
     if (next === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(next);
+  }
+}
+
+class ProjectGone extends Error {
+  constructor() {
+    super("The endpoint's project no longer exists.");
   }
 }
 

@@ -1,9 +1,10 @@
 import type { QueryFailure } from "../analytics/errors";
 import type { Cell, HogQLRun, HogQLStatement, QueryRows } from "../analytics/queries";
-import type { InsightContext } from "../insights/context";
+import type { InsightSettings } from "../insights/context";
 import type { TrendsResponse } from "../insights/trends/runner";
 import type { TrendsQuery } from "../insights/trends/schema";
-import type { ErrorBody } from "../lib/errors";
+import type { ApiError, ErrorBody } from "../lib/errors";
+import type { RefreshMode } from "./run-target";
 
 /** What the worker sends the endpoint's materializer Durable Object to run a version, and what it answers. */
 export interface RunInput {
@@ -16,7 +17,7 @@ export interface RunInput {
   limit: number;
   cacheKey: string;
   cacheAgeSeconds: number;
-  refresh: "cache" | "force" | "direct";
+  refresh: RefreshMode;
   /** Values of the materialized variables, in config order, when the version is materialized. */
   materialized: Cell[] | null;
 }
@@ -37,12 +38,13 @@ export interface RunOutput extends QueryRows {
 export interface InsightRunInput {
   version: number;
   query: TrendsQuery;
-  context: Omit<InsightContext, "store" | "now">;
+  /** The project's settings now: a stored result computed in others is not read. */
+  settings: InsightSettings;
   /** Read from the materialization (when ready): the run overrides nothing, or only names a breakdown value. */
   materialized: { breakdownValue?: string } | null;
   cacheKey: string;
   cacheAgeSeconds: number;
-  refresh: "cache" | "force" | "direct";
+  refresh: RefreshMode;
 }
 export interface InsightRunOutput {
   response: TrendsResponse;
@@ -53,5 +55,5 @@ export interface InsightRunOutput {
 }
 /** The insight refused the request (a 4xx of the runner, or an engine's classified 5xx), as its envelope. */
 export interface RunRejected {
-  rejected: ErrorBody & { status: number };
+  rejected: ErrorBody & { status: ApiError["status"] };
 }

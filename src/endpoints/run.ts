@@ -4,7 +4,7 @@ import { endpointVersions } from "../db/schema";
 import type { Env } from "../env";
 import { COMPILER_VERSION, type CompiledQuery, DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
 import { sha256Hex } from "../lib/crypto";
-import { notFound, validationError } from "../lib/errors";
+import { validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
 import { analyticsEngine } from "../analytics";
 import type { Cell } from "../analytics/queries";
@@ -12,32 +12,10 @@ import { enableMaterialization, materializerFor } from "./materialization";
 import { classifyStubError, queryFailureError } from "./query-errors";
 import { compileQuery, isBindable, isList, variablesByCode } from "./query";
 import type { InsightRunResponse, RunResponse } from "./response-schemas";
-import { type HogQLQuery, isHogQL, type SavedQuery } from "./saved-query-schema";
+import { type HogQLQuery, isHogQL } from "./saved-query-schema";
 import { runInsightVersion } from "./insight-run";
-import { type EndpointRow, findRunTarget, parseVersionParam, touchLastExecuted, type VersionRow } from "./service";
-
-/** PostHog's default staleness for HogQL results when the version sets no cache age. */
-export const DEFAULT_CACHE_AGE_SECONDS = 6 * 3600;
-const REFRESH_MODES = ["cache", "force", "direct"] as const;
-
-export interface RunRequest {
-  client_query_id?: string;
-  debug?: boolean | string;
-  filters_override?: unknown;
-  limit?: unknown;
-  query_override?: unknown;
-  refresh?: string;
-  variables?: Record<string, unknown>;
-  version?: unknown;
-}
-
-function parseLimit(raw: unknown): number | undefined {
-  if (raw === undefined || raw === null || raw === "") return undefined;
-  const n = typeof raw === "number" ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1) throw validationError(`Invalid limit parameter: ${String(raw)}`, "limit");
-  if (n > MAX_LIMIT) throw validationError(`Invalid limit parameter: ${n} (at most ${MAX_LIMIT})`, "limit");
-  return n;
-}
+import { type EndpointRow, touchLastExecuted, type VersionRow } from "./service";
+import { cacheTimes, checkRun, DEFAULT_CACHE_AGE_SECONDS, type RunRequest, type RunTarget } from "./run-target";
 
 /** Run a saved query: checks in PostHog's order, binds variables, the endpoint's Durable Object executes. */
 export async function runEndpoint(
@@ -51,54 +29,12 @@ export async function runEndpoint(
   const target = await checkRun(db, project.id, name, req);
   if (!isHogQL(target.version.query)) return runInsightVersion(env, db, project, target, req, started);
   const plan = await currentPlan(env, db, project, target.endpoint, target.version);
-  const bound = bindVariables(target.version, plan, req.variables ?? {});
+  const version = target.version;
+  const bound = bindVariables(version.query as HogQLQuery, plan, req.variables ?? {}, version.isMaterialized);
   const execution = await execute(env, db, project, target, plan, bound);
   const response = runResponse(project, target, plan, execution);
   const debug = req.debug === true || req.debug === "true";
   return debug ? { ...response, ...debugFields(target, plan, execution, started) } : response;
-}
-
-export type RefreshMode = (typeof REFRESH_MODES)[number];
-const isRefreshMode = (mode: string): mode is RefreshMode => (REFRESH_MODES as readonly string[]).includes(mode);
-
-/** The endpoint and version to run, with the run's options, once every check has passed. */
-export interface RunTarget {
-  endpoint: EndpointRow;
-  version: VersionRow;
-  requestedLimit: number | undefined;
-  refresh: RefreshMode;
-}
-
-/** The request's checks, in PostHog's order (its tests pin which error wins). */
-async function checkRun(db: Db, projectId: number, name: string, req: RunRequest): Promise<RunTarget> {
-  const requestedVersion = parseVersionParam(req.version);
-  const target = await findRunTarget(db, projectId, name, requestedVersion);
-  if (!target?.endpoint.isActive) throw notFound();
-  const { endpoint, version } = target;
-  if (req.query_override !== undefined && req.query_override !== null)
-    throw validationError("query_override is not allowed. Use variables instead.", "query_override");
-  const kind = version ? (version.query as SavedQuery).kind : undefined;
-  if (req.filters_override !== undefined && req.filters_override !== null && kind === "HogQLQuery") {
-    throw validationError(
-      "filters_override is not supported for HogQL endpoints. Use variables instead.",
-      "filters_override",
-    );
-  }
-  if (!version) throw notFound(`Version ${requestedVersion} not found for endpoint '${endpoint.name}'`);
-  if (!version.isActive)
-    throw validationError(`Version ${version.version} is inactive and cannot be executed.`, "version");
-  if (kind !== "HogQLQuery" && req.limit !== undefined && req.limit !== null && req.limit !== "")
-    throw validationError(`Limit parameter is only supported for HogQLQuery, not ${kind}`, "limit");
-  const requestedLimit = parseLimit(req.limit);
-  const refresh = req.refresh ?? "cache";
-  if (!isRefreshMode(refresh)) throw validationError(`refresh must be one of: ${REFRESH_MODES.join(", ")}.`, "refresh");
-  if (refresh === "direct" && !version.isMaterialized) {
-    throw validationError(
-      "'direct' refresh mode is only valid for materialized endpoints. Use 'cache' or 'force' instead.",
-      "refresh",
-    );
-  }
-  return { endpoint, version, requestedLimit, refresh };
 }
 
 /** The values a run binds: each variable's by name, and the materialized table's when the version has one. */
@@ -112,8 +48,13 @@ interface BoundVariables {
  * else the stored one. The engine binds them as parameters (src/analytics/); a variable compared
  * with IN takes a list, or a scalar as a one-element list.
  */
-function bindVariables(version: VersionRow, plan: CompiledQuery, requested: Record<string, unknown>): BoundVariables {
-  const definitions = variablesByCode(version.query as HogQLQuery);
+export function bindVariables(
+  query: HogQLQuery,
+  plan: CompiledQuery,
+  requested: Record<string, unknown>,
+  materialized: boolean,
+): BoundVariables {
+  const definitions = variablesByCode(query);
   const unknown = Object.keys(requested)
     .filter((k) => !definitions.has(k))
     .sort();
@@ -137,7 +78,7 @@ function bindVariables(version: VersionRow, plan: CompiledQuery, requested: Reco
   const table = plan.materialization;
   // The stored table holds values as the engines answer them: booleans as 1/0. (Its variables are the query's.)
   const stored = (code: string) => (typeof values[code] === "boolean" ? Number(values[code]) : values[code]) as Cell;
-  return { values, materialized: version.isMaterialized && "sql" in table ? table.variables.map(stored) : null };
+  return { values, materialized: materialized && "sql" in table ? table.variables.map(stored) : null };
 }
 
 /** The endpoint's Durable Object runs the plan (or reads its cache or materialized table). */
@@ -187,7 +128,6 @@ type Execution = Awaited<ReturnType<typeof execute>>;
 /** PostHog's HogQL query response, plus the endpoint's version (and materialization) fields. */
 function runResponse(project: Project, { version }: RunTarget, plan: CompiledQuery, execution: Execution): RunResponse {
   const { output, limit, cacheAgeSeconds } = execution;
-  const refreshedAt = Date.parse(output.last_refresh);
   return {
     results: output.results,
     columns: output.columns,
@@ -197,8 +137,7 @@ function runResponse(project: Project, { version }: RunTarget, plan: CompiledQue
     offset: plan.offset,
     is_cached: output.is_cached,
     last_refresh: output.last_refresh,
-    next_allowed_client_refresh: new Date(refreshedAt + 60_000).toISOString(),
-    cache_target_age: new Date(refreshedAt + cacheAgeSeconds * 1000).toISOString(),
+    ...cacheTimes(output.last_refresh, cacheAgeSeconds),
     timezone: project.timezone,
     query_status: null,
     error: null,

@@ -28,7 +28,9 @@ const CacheAge = z
   .max(86400, { message: "Cache age must be between 300 and 86400 seconds." });
 
 const QueryField = z.record(z.string(), z.unknown()).openapi({
-  description: 'The saved query: `{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`.',
+  description:
+    'The saved query: HogQL (`{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`) or an insight (`{"kind": "TrendsQuery", "series": [...], ...}`).',
+  oneOf: [{ $ref: "#/components/schemas/HogQLQuery" }, { $ref: "#/components/schemas/TrendsQuery" }],
   example: { kind: "HogQLQuery", query: "select count() from events" },
 });
 

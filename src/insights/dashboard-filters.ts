@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { ZodError } from "zod";
 import { fromZodError } from "../lib/errors";
 import { isObject } from "../lib/json";
 
@@ -22,8 +21,7 @@ export const DashboardFilter = z
 
 export function applyDashboardFilters(query: Record<string, unknown>, raw: unknown): Record<string, unknown> {
   const parsed = DashboardFilter.safeParse(raw);
-  if (!parsed.success)
-    throw fromZodError(new ZodError(parsed.error.issues.map((i) => ({ ...i, path: ["filters_override", ...i.path] }))));
+  if (!parsed.success) throw fromZodError(parsed.error).under("filters_override");
   const filter = parsed.data;
   const out = { ...query };
   const range = isObject(query.dateRange) ? query.dateRange : {};

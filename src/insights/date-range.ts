@@ -5,7 +5,7 @@ import { parseRelative, RANGE_FORM, timeBefore } from "../lib/time/relative";
 import { addIntervals, fromWall, type Interval, startOfInterval, toWall } from "../lib/time/zone";
 
 /** More buckets than anyone charts: a range past this is refused rather than computed. */
-export const MAX_BUCKETS = 5000;
+const MAX_BUCKETS = 5000;
 
 /**
  * An insight's date range resolved as PostHog's QueryDateRange does (posthog/hogql_queries/utils/

@@ -54,3 +54,12 @@ export class Params {
     return this.values;
   }
 }
+
+/**
+ * The type PostHog gives a property from one of its JSON values, over a row of `json_each` aliased
+ * `j`: numbers Numeric, booleans Boolean, texts starting with an ISO date DateTime, other texts
+ * String; NULL for null, objects and arrays.
+ */
+export const PROPERTY_KIND_OF_JSON_EACH = `CASE j.type WHEN 'integer' THEN 'Numeric' WHEN 'real' THEN 'Numeric'
+    WHEN 'true' THEN 'Boolean' WHEN 'false' THEN 'Boolean'
+    WHEN 'text' THEN CASE WHEN j.value GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]*' THEN 'DateTime' ELSE 'String' END END`;

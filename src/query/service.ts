@@ -1,17 +1,14 @@
-import { analyticsEngine, analyticsStore } from "../analytics";
+import { analyticsStore } from "../analytics";
 import type { Db } from "../db/client";
-import { queryFailureError } from "../endpoints/query-errors";
-import { compileQuery, normalizeHogQL, variablesByCode } from "../endpoints/query";
+import { runHogQLQuery } from "../endpoints/hogql-query";
 import type { Env } from "../env";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../hogql/compile";
-import { type InsightContext } from "../insights/context";
+import { insightSettingsOf } from "../insights/context";
 import { applyDashboardFilters } from "../insights/dashboard-filters";
 import { parseInsightQuery } from "../insights/parse";
 import { runTrends } from "../insights/trends/runner";
 import { ApiError, validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
 import type { Project } from "../projects/service";
-import { weekStartOf } from "../projects/service";
 import type { QueryResponse } from "./schema";
 
 /** Wrapper nodes of PostHog's app and agent toolkit: the query is their `source` (PostHog's get_query_runner unwraps them). */
@@ -37,7 +34,6 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
   }
   if (!isObject(node) || typeof node.kind !== "string")
     throw validationError("The query needs a kind.", `${attr}__kind`);
-  const store = analyticsStore(env, db);
   const refreshed = new Date();
   const common = {
     is_cached: false,
@@ -52,55 +48,14 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
   if (node.kind === "HogQLQuery") {
     if (input.filters_override)
       throw validationError("filters_override applies to insight queries only.", "filters_override");
-    const query = normalizeHogQL(node);
-    const plan = await compileQuery(query, analyticsEngine(env));
-    const limit = Math.min(plan.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    const defined = variablesByCode(query);
-    const values = Object.fromEntries(plan.variables.map((code) => [code, defined.get(code)?.value ?? null]));
-    const statement = {
-      sql: plan.sql,
-      variables: plan.variables,
-      lists: plan.lists,
-      variableParams: plan.variableParams,
-    };
-    let rows;
-    try {
-      // One row past the limit says whether there are more.
-      rows = await store.runHogQL(statement, {
-        projectId: project.id,
-        timezone: project.timezone,
-        values,
-        limit: limit + 1,
-        offset: plan.offset,
-      });
-    } catch (error) {
-      throw queryFailureError(store.classifyError(error), `query API run for project ${project.id}`);
-    }
-    return {
-      ...common,
-      results: rows.results.slice(0, limit),
-      columns: rows.columns,
-      types: rows.types,
-      hasMore: rows.results.length > limit,
-      limit,
-      offset: plan.offset,
-      hogql: query.query,
-      error: null,
-    };
+    return { ...common, ...(await runHogQLQuery(env, db, project, node)), error: null };
   }
 
   const query = parseInsightQuery(
     input.filters_override ? applyDashboardFilters(node, input.filters_override) : node,
     attr,
   );
-  const ctx: InsightContext = {
-    projectId: project.id,
-    timezone: project.timezone,
-    weekStart: weekStartOf(project),
-    testAccountFilters: project.testAccountFilters,
-    now: refreshed.getTime(),
-    store,
-  };
+  const ctx = { ...insightSettingsOf(project), now: refreshed.getTime(), store: analyticsStore(env, db) };
   // The runner names fields of the query itself.
   const answer = await runTrends(ctx, query).catch((error: unknown) => {
     throw error instanceof ApiError ? error.under(attr) : error;

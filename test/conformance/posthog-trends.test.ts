@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
-import { at, captureJourneys, idRange, type JourneyEvent, type Journeys } from "./analysis-helpers";
+import { at, captureJourneys, idRange, type Journeys } from "./analysis-helpers";
+import { alias, ev, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -17,34 +18,10 @@ import { agrees, conformance, notExpressible } from "./ledger";
  * (`-24h`, `dStart`, `mStart`, ...) are not expressible.
  */
 
-type Series = Record<string, any>;
-
-/** Runs a TrendsQuery (200 expected) and returns its result objects. */
-async function trends(projectId: number, query: Record<string, unknown>): Promise<Series[]> {
-  const res = await call(`/api/environments/${projectId}/query/`, {
-    method: "POST",
-    body: { query: { kind: "TrendsQuery", ...query } },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.json.results;
-}
-
-/** An EventsNode (`event: null` is all events). */
-const ev = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: "EventsNode", event, ...extra });
-
-const range = (date_from: string, date_to: string) => ({ date_from, date_to });
-/** `-7d` (the default range) frozen on 2020-01-04. */
-const WEEK_TO_JAN_4 = range("2019-12-28", "2020-01-04");
 /** `-14d` frozen on 2020-01-04. */
 const TWO_WEEKS_TO_JAN_4 = range("2019-12-21", "2020-01-04");
 /** Where events the tests create at the unfrozen "now" go; the default range then is WEEK_TO_JAN_4. */
 const UNFROZEN_AT = "2020-01-04T12:00:00Z";
-/** When a person's second distinct id is linked: before every range asked about. */
-const ALIAS_AT = "2019-12-01T00:00:00Z";
-
-/** The event that links `alias` to the distinct id sending it (PostHog's person with both ids). */
-const alias = (id: string): JourneyEvent => at("$create_alias", ALIAS_AT, { alias: id });
-
 const sum = (data: number[]) => data.reduce((a, b) => a + b, 0);
 
 /** PostHog's `assertAlmostEqual(value, expected, delta)`. */

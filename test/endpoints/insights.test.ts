@@ -141,6 +141,16 @@ describe("insight endpoints", () => {
         computed.results.map((r: any) => [r.breakdown_value, r.data]),
       );
     }
+    // A breakdowns list reports each value as a list: the variable still finds its series.
+    const listed = await create("browsers-mat-list", {
+      query: { ...TRENDS, breakdownFilter: { breakdowns: [{ property: "$browser", type: "event" }] } },
+      is_materialized: true,
+    });
+    await settle(listed.id);
+    const firefox = await run("browsers-mat-list", { variables: { $browser: "Firefox" } });
+    expect(firefox.endpoint_materialized).toBe(true);
+    expect(firefox.results.map((r: any) => r.breakdown_value)).toEqual([["Firefox"]]);
+    expect(firefox.results[0].data).toEqual(byValue(inline.results).Firefox);
     // A date variable asks another question: computed, not read.
     const dated = await run("browsers-mat", { variables: { date_from: "2026-02-02" } });
     expect(dated).not.toHaveProperty("endpoint_materialized");

@@ -43,7 +43,7 @@ describe("event and property definitions", () => {
       ["signed up", "2024-03-02"],
     ]);
     expect(body.count).toBe(2);
-    expect(body.results[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(body.results[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect((await list("event_definitions/")).results[0].id).toBe(body.results[0].id);
     expect((await list("event_definitions/?search=SIGN")).results.map((e: any) => e.name)).toEqual(["signed up"]);
     expect((await list("event_definitions/?event_type=event_posthog")).results.map((e: any) => e.name)).toEqual([

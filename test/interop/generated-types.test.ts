@@ -22,13 +22,19 @@ type Json<Operation> = Operation extends { responses: { 200: { content: { "appli
 type Endpoint = "/api/environments/{project_id}/endpoints/{name}";
 
 export function readRun(run: Json<paths[\`\${Endpoint}/run\`]["post"]>) {
-  const rows: (string | number | boolean | null)[][] = run.results;
-  const columns: string[] = run.columns;
   const hasMore: boolean = run.hasMore;
   const version: number = run.endpoint_version;
   // @ts-expect-error -- the run response has no such field
   run.not_a_field;
-  return { rows, columns, hasMore, version };
+  if ("columns" in run) {
+    const rows: (string | number | boolean | null)[][] = run.results;
+    const columns: string[] = run.columns;
+    return { rows, columns, hasMore, version };
+  }
+  // An insight version answers PostHog's series.
+  const series: components["schemas"]["TrendsSeries"][] = run.results;
+  const labels: string[] | undefined = series[0]?.labels;
+  return { series, labels, hasMore, version };
 }
 
 export function readFlags(response: Json<paths["/flags"]["post"]>) {
@@ -56,7 +62,7 @@ export function readDecide(response: Json<paths["/decide"]["post"]>) {
 }
 
 export function readEndpoint(record: Json<paths[Endpoint]["get"]>) {
-  const query: string = record.query.query;
+  const query: string = record.query.kind === "HogQLQuery" ? record.query.query : record.query.kind;
   const versions: number = record.versions_count;
   const materialization = record.materialization;
   const status: "Completed" | "Running" | "Failed" | "Unknown" | null =

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import type { EventName, PropertyKeySeen, PropertyKeysQuery } from "../queries";
+import { iso } from "../../lib/time/iso";
 import { analysisRows } from "./analysis-run";
 import { ClickHouseParams } from "./params";
 
@@ -10,12 +11,14 @@ export async function eventNamesOnClickHouse(
   limit: number,
 ): Promise<EventName[]> {
   const params = new ClickHouseParams(projectId);
-  return analysisRows<EventName>(
+  const rows = await analysisRows<{ name: string; lastSeen: number }>(
     client,
-    `SELECT event AS name, formatDateTime(max(timestamp), '%Y-%m-%dT%H:%i:%S.%fZ', 'UTC') AS lastSeen FROM events
+    `SELECT event AS name, toUnixTimestamp64Milli(max(timestamp)) AS lastSeen FROM events
       WHERE team_id = ${params.team} GROUP BY event ORDER BY event LIMIT ${params.bind(limit, "UInt64")}`,
     params,
   );
+  // As D1 stores times: ISO 8601 with milliseconds.
+  return rows.map((r) => ({ name: r.name, lastSeen: iso(Number(r.lastSeen)) }));
 }
 
 /** The type of a raw JSON value as a property definition's type (as D1's definitions.ts). */

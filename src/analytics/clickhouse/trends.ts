@@ -1,18 +1,10 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import type { Interval, WeekStart } from "../../lib/time/zone";
 import type { TrendsAggregate, TrendsQuestion, TrendsRow } from "../queries";
 import { analysisEvents, seriesCondition } from "./analysis-events";
 import { analysisRows } from "./analysis-run";
 import { ClickHouseParams } from "./params";
+import { periodStart } from "./periods";
 import { type ClickHouseCohorts, jsonText } from "./property-filters";
-
-/** The local period an event falls in, as UTC milliseconds, by ClickHouse's zone functions (the same as lib/time/zone.ts). */
-const PERIOD_START: Record<Interval, (t: string, zone: string, weekStart: WeekStart) => string> = {
-  hour: (t, zone) => `toUnixTimestamp(toStartOfHour(${t}, ${zone}))`,
-  day: (t, zone) => `toUnixTimestamp(toStartOfDay(${t}, ${zone}))`,
-  week: (t, zone, weekStart) => `toUnixTimestamp(toDateTime(toStartOfWeek(${t}, ${weekStart}, ${zone}), ${zone}))`,
-  month: (t, zone) => `toUnixTimestamp(toDateTime(toStartOfMonth(${t}, ${zone}), ${zone}))`,
-};
 
 /**
  * A trends series on ClickHouse, answering as D1 (d1/trends.ts): events with or without a person
@@ -48,7 +40,9 @@ export async function trendsRowsOnClickHouse(
   const bucketsOf = (time: string) => {
     const b = question.bucketing;
     if (b) {
-      const start = PERIOD_START[b.interval]("timestamp", params.text(b.timezone), b.weekStart);
+      const zone = params.text(b.timezone);
+      // The period's start as UTC seconds (a week's or month's Date read as midnight in the zone).
+      const start = `toUnixTimestamp(toDateTime(${periodStart(b.interval, "timestamp", zone, b.weekStart)}, ${zone}))`;
       const index = `indexOf(${params.bind(b.starts, "Array(Int64)")}, ${start} * 1000) - 1`;
       // Cut windows: an event before the first window's start (its period's start is earlier) is out.
       return `arrayJoin(if(${time} >= ${params.bind(Date.parse(windows[0][0]), "Int64")}, [${index}], []))`;

@@ -1,5 +1,5 @@
 import type { D1Client } from "../../db/client";
-import { Params } from "../../lib/sql";
+import { Params, PROPERTY_KIND_OF_JSON_EACH } from "../../lib/sql";
 import type { EventName, PropertyKeySeen, PropertyKeysQuery } from "../queries";
 import { runAll } from "./run";
 
@@ -20,16 +20,12 @@ export async function eventNames(d1: D1Client, projectId: number, limit: number)
   return runAll<EventName>(d1, sql, params);
 }
 
-/** The JSON type of a value as a property definition's type: ISO dates are DateTime. */
-const KIND = `CASE j.type WHEN 'integer' THEN 'Numeric' WHEN 'real' THEN 'Numeric' WHEN 'true' THEN 'Boolean' WHEN 'false' THEN 'Boolean'
-    WHEN 'text' THEN CASE WHEN j.value GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]*' THEN 'DateTime' ELSE 'String' END END`;
-
 /** The property keys of the latest sampled events, with each value type's count. */
 export async function eventPropertyKeys(d1: D1Client, query: PropertyKeysQuery): Promise<PropertyKeySeen[]> {
   const params = new Params();
   const P = params.bind(query.projectId);
   const byName = query.eventNames?.length ? ` AND event IN ${params.bindList(query.eventNames)}` : "";
-  const sql = `SELECT j.key AS key, ${KIND} AS kind, count(*) AS events
+  const sql = `SELECT j.key AS key, ${PROPERTY_KIND_OF_JSON_EACH} AS kind, count(*) AS events
     FROM (SELECT properties FROM events WHERE project_id = ${P}${byName} ORDER BY timestamp DESC LIMIT ${params.bind(query.sample)}) e,
       json_each(e.properties) j
     GROUP BY 1, 2`;

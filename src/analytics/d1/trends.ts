@@ -115,10 +115,10 @@ function aggregateCtes(aggregate: TrendsAggregate, p: Parts): string[] {
     case "property": {
       const path = keyPath(aggregate.property, p.params);
       const raw = `json_extract(x.properties, ${path})`;
-      // Numbers, and texts that spell one; anything else is no value.
+      // Numbers, and texts that spell one (read by SQLite's JSON number grammar); anything else is no value.
       const numeric = `(CASE json_type(x.properties, ${path})
           WHEN 'integer' THEN ${raw} WHEN 'real' THEN ${raw}
-          WHEN 'text' THEN CASE WHEN trim(${raw}) <> '' AND trim(${raw}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(${raw}) AS REAL) END
+          WHEN 'text' THEN CASE WHEN json_valid(trim(${raw})) AND json_type(trim(${raw})) IN ('integer', 'real') THEN CAST(trim(${raw}) AS REAL) END
         END)`;
       const matched = inWindow(`, ${numeric} AS val`);
       if (aggregate.fn !== "quantile") {

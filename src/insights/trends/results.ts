@@ -12,7 +12,7 @@ import type { EventsNode, TrendsQuery, TrendsSeriesSchema } from "./schema";
  * and `action` dicts, and for the total-value displays `aggregated_value` instead of the buckets.
  */
 
-export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
+const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
 export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
 
 export type TrendsSeriesResult = z.infer<typeof TrendsSeriesSchema>;
@@ -54,13 +54,29 @@ const valueText = (value: string | string[]) => (Array.isArray(value) ? value.jo
 
 /** PostHog's order of breakdown values: real values, then none, then other; larger totals first; then by value. */
 function ranked(lines: Line[]): Line[] {
-  const rank = (l: Line) => (l.other ? 2 : (l.breakdown ?? []).every((v) => v === null) ? 1 : 0);
-  const total = (l: Line) => l.values.reduce((a, b) => a + b, 0);
-  const text = (l: Line) => JSON.stringify(l.breakdown ?? null);
+  return [...lines].sort((a, b) => rank(a) - rank(b) || total(b) - total(a) || -compareText(text(a), text(b)));
+}
+
+/**
+ * PostHog's order of formula results by breakdown value (apply_formula): real values, then none,
+ * then other; then everything else descending: the total, the values bucket by bucket, the value.
+ */
+function rankedFormulaLines(lines: Line[]): Line[] {
+  const byValues = (a: Line, b: Line) => {
+    for (let i = 0; i < Math.min(a.values.length, b.values.length); i++)
+      if (a.values[i] !== b.values[i]) return b.values[i] - a.values[i];
+    return 0;
+  };
   return [...lines].sort(
-    (a, b) => rank(a) - rank(b) || total(b) - total(a) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0),
+    (a, b) => rank(a) - rank(b) || total(b) - total(a) || byValues(a, b) || compareText(text(a), text(b)),
   );
 }
+
+const rank = (l: Line) => (l.other ? 2 : (l.breakdown ?? []).every((v) => v === null) ? 1 : 0);
+const total = (l: Line) => l.values.reduce((a, b) => a + b, 0);
+const text = (l: Line) => JSON.stringify(l.breakdown ?? null);
+/** Descending text order (`-compareText` ascending). */
+const compareText = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 
 /** The lines a breakdown shows: all but "other" when it is hidden (`hasMore` still says it existed). */
 const shown = (lines: Line[], bd: { hideOther: boolean }) => (bd.hideOther ? lines.filter((l) => !l.other) : lines);
@@ -143,14 +159,15 @@ export function shaper(ctx: InsightContext, query: TrendsQuery, range: InsightRa
         return { breakdown: template.breakdown, other: template.other, values: out };
       });
       const bd = opts.breakdown;
-      return (bd ? shown(ranked(lines), bd) : lines).map((line) => {
+      return (bd ? shown(rankedFormulaLines(lines), bd) : lines).map((line) => {
         const value = bd ? breakdownValue(line, bd) : undefined;
         const shaped = opts.totalValue
           ? { data: null, days: [], count: 0, aggregated_value: line.values[0] ?? 0 }
           : numbers(line.values);
         return {
           ...shaped,
-          label: value === undefined ? label : valueText(value),
+          // The formula's label, whatever the breakdown value (PostHog's apply_formula).
+          label,
           filter,
           action: null,
           order: index,

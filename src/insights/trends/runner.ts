@@ -1,7 +1,10 @@
 import type { TrendsAggregate, TrendsBreakdown, TrendsQuestion, TrendsRow } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
-import { parseFilterGroup } from "../../shared/filters";
-import { type InsightContext, insightClock, insightFilters } from "../context";
+import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
+import { clockOf } from "../../lib/time/date-range";
+import { iso } from "../../lib/time/iso";
+import { addIntervals, type Interval } from "../../lib/time/zone";
+import { type InsightContext } from "../context";
 import {
   activeWindows,
   bucketWindows,
@@ -50,67 +53,91 @@ export interface TrendsResponse {
   timezone: string;
 }
 
-export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promise<TrendsResponse> {
-  const display: Display = query.trendsFilter?.display ?? "ActionsLineGraph";
-  const totalValue = TOTAL_VALUE.has(display);
-  const interval = query.interval ?? "day";
-  const clock = insightClock(ctx);
-  const rangeInput: RangeInput = {
-    ...query.dateRange,
-    // A bold number is the exact range up to now (PostHog does not round it).
-    explicitDate: query.dateRange?.explicitDate ?? (display === "BoldNumber" || undefined),
-  };
-  const earliest = () => ctx.store.earliestEvent(ctx.projectId);
-  // Total values resolve their range by days, whatever the interval.
-  const range = await resolveInsightRange(rangeInput, totalValue ? "day" : interval, clock, earliest);
-  const compare = query.compareFilter?.compare === true && query.dateRange?.date_from !== "all";
-  const periods: { range: InsightRange; label?: "current" | "previous" }[] = compare
-    ? [
-        { range, label: "current" },
-        { range: previousRange(range, rangeInput, query.compareFilter?.compare_to, clock), label: "previous" },
-      ]
-    : [{ range }];
+/**
+ * What a query asks, checked: its display, interval, filters, breakdown and formulas. Everything a
+ * run could refuse is refused here, so an endpoint saving the query learns it at once.
+ */
+interface TrendsPlan {
+  display: Display;
+  totalValue: boolean;
+  cumulative: boolean;
+  interval: Interval;
+  breakdown?: TrendsBreakdown;
+  /** Breakdown values are reported as lists (the `breakdowns` form, or a list `breakdown`). */
+  list: boolean;
+  formulas: { formula: Formula; label: string }[];
+  aggregates: TrendsAggregate[];
+}
 
-  const properties = insightFilters(ctx, query.properties, query.filterTestAccounts);
-  if (properties !== undefined) parseFilterGroup(properties, "properties", "event");
+export function planTrends(query: TrendsQuery): TrendsPlan {
+  const display: Display = query.trendsFilter?.display ?? "ActionsLineGraph";
+  const interval = query.interval ?? "day";
+  const cumulative = display === "ActionsLineGraphCumulative";
+  if (query.properties) parseFilterGroup(query.properties, "properties", "event");
   query.series.forEach((s, i) => {
     if (s.properties) parseFilterGroup(s.properties, `series__${i}__properties`, "event");
   });
-  const { breakdown, list } = breakdownOf(query, display);
-  const formulas = formulasOf(query);
+  return {
+    display,
+    totalValue: TOTAL_VALUE.has(display),
+    cumulative,
+    interval,
+    ...breakdownOf(query, display),
+    formulas: formulasOf(query),
+    aggregates: query.series.map((node, order) => aggregateOf(node, effectiveMath(node, interval), order, cumulative)),
+  };
+}
+
+export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promise<TrendsResponse> {
+  const plan = planTrends(query);
+  const clock = clockOf(ctx);
+  const rangeInput: RangeInput = {
+    ...query.dateRange,
+    // A bold number is the exact range up to now (PostHog does not round it).
+    explicitDate: query.dateRange?.explicitDate ?? (plan.display === "BoldNumber" || undefined),
+  };
+  const earliest = () => ctx.store.earliestEvent(ctx.projectId);
+  // Total values resolve their range by days, whatever the interval.
+  const range = await resolveInsightRange(rangeInput, plan.totalValue ? "day" : plan.interval, clock, earliest);
+  const periods: { range: InsightRange; label?: "current" | "previous" }[] = query.compareFilter?.compare
+    ? [
+        { range, label: "current" },
+        { range: previousRange(range, rangeInput, query.compareFilter.compare_to, clock), label: "previous" },
+      ]
+    : [{ range }];
+  const properties = withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters);
 
   const answered = await Promise.all(
-    periods.flatMap((period) =>
-      query.series.map(async (node, order): Promise<SeriesValues> => {
-        const question = questionFor(ctx, query, node, order, period.range, { totalValue, properties, breakdown });
-        const rows = await ctx.store.trends(question);
-        return { node, order, lines: linesOf(rows, question.windows.length, display, !!breakdown) };
-      }),
+    periods.map((period) =>
+      Promise.all(
+        query.series.map(async (node, order): Promise<SeriesValues> => {
+          const question = questionFor(ctx, node, order, period.range, plan, properties);
+          const rows = await ctx.store.trends(question);
+          return { node, order, lines: linesOf(rows, question.windows.length, plan) };
+        }),
+      ),
     ),
   );
 
-  const seriesCount = query.series.length;
-  let hasMore = false;
-  const results: TrendsSeriesResult[] = [];
-  periods.forEach((period, p) => {
-    const values = answered.slice(p * seriesCount, (p + 1) * seriesCount);
-    hasMore ||= values.some((v) => [...v.lines.values()].some((l) => l.other));
-    const shape = shaper(ctx, query, period.range, {
-      totalValue,
-      cumulative: display === "ActionsLineGraphCumulative",
-      breakdown: breakdown && {
-        ...breakdown,
-        list,
+  const hasMore = answered.some((values) => values.some((v) => [...v.lines.values()].some((l) => l.other)));
+  const shapes = periods.map((period) =>
+    shaper(ctx, query, period.range, {
+      totalValue: plan.totalValue,
+      cumulative: plan.cumulative,
+      breakdown: plan.breakdown && {
+        ...plan.breakdown,
+        list: plan.list,
         hideOther: !!query.breakdownFilter?.breakdown_hide_other_aggregation,
       },
       compareLabel: period.label,
-    });
-    results.push(
-      ...(formulas.length
-        ? formulas.flatMap(({ formula, label }, i) => shape.formula(values, formula, label, i))
-        : values.flatMap((v) => shape.series(v))),
-    );
-  });
+    }),
+  );
+  // Series: every current object, then every previous one; formulas: each one's current, then its previous.
+  const results: TrendsSeriesResult[] = plan.formulas.length
+    ? plan.formulas.flatMap(({ formula, label }, i) =>
+        shapes.flatMap((shape, p) => shape.formula(answered[p], formula, label, i)),
+      )
+    : shapes.flatMap((shape, p) => answered[p].flatMap((v) => shape.series(v)));
   return {
     results,
     hasMore,
@@ -134,32 +161,28 @@ function breakdownOf(query: TrendsQuery, display: Display): { breakdown?: Trends
     const types = new Set(filter.breakdowns.map((b) => b.type ?? "event"));
     if (types.size > 1)
       throw validationError("Breakdowns must all be event properties or all person properties.", attr);
-    return {
-      breakdown: { keys: filter.breakdowns.map((b) => b.property), type: [...types][0], limit, normalizeUrl },
-      list: true,
-    };
+    const keys = filter.breakdowns.map((b) => b.property);
+    return { breakdown: { keys, type: [...types][0], limit, normalizeUrl }, list: true };
   }
   if (filter.breakdown === null || filter.breakdown === undefined || filter.breakdown === "") return { list: false };
   const keys = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown];
   if (!keys.length || keys.length > 3) throw validationError("A breakdown names one to three properties.", attr);
-  return {
-    breakdown: { keys, type: filter.breakdown_type ?? "event", limit, normalizeUrl },
-    list: Array.isArray(filter.breakdown),
-  };
+  const breakdown = { keys, type: filter.breakdown_type ?? "event", limit, normalizeUrl };
+  return { breakdown, list: Array.isArray(filter.breakdown) };
 }
 
-/** `formulaNodes`, else `formulas`, else `formula` (PostHog's precedence). */
+/** `formulaNodes`, else `formulas`, else `formula` (PostHog's precedence); a bad one is a 400 on the field it came from. */
 function formulasOf(query: TrendsQuery): { formula: Formula; label: string }[] {
   const filter = query.trendsFilter;
-  const nodes = filter?.formulaNodes?.length
-    ? filter.formulaNodes
+  const nodes: { formula: string; custom_name?: string | null; attr: string }[] = filter?.formulaNodes?.length
+    ? filter.formulaNodes.map((n, i) => ({ ...n, attr: `trendsFilter__formulaNodes__${i}__formula` }))
     : filter?.formulas?.length
-      ? filter.formulas.map((formula) => ({ formula, custom_name: null }))
+      ? filter.formulas.map((formula, i) => ({ formula, attr: `trendsFilter__formulas__${i}` }))
       : filter?.formula
-        ? [{ formula: filter.formula, custom_name: null }]
+        ? [{ formula: filter.formula, attr: "trendsFilter__formula" }]
         : [];
-  return nodes.map((n, i) => ({
-    formula: parseFormula(n.formula, query.series.length, `trendsFilter__formulaNodes__${i}`),
+  return nodes.map((n) => ({
+    formula: parseFormula(n.formula, query.series.length, n.attr),
     label: n.custom_name || `Formula (${n.formula})`,
   }));
 }
@@ -167,35 +190,32 @@ function formulasOf(query: TrendsQuery): { formula: Formula; label: string }[] {
 /** The store's question for one series in one period. */
 function questionFor(
   ctx: InsightContext,
-  query: TrendsQuery,
   node: EventsNode,
   order: number,
   range: InsightRange,
-  opts: { totalValue: boolean; properties: unknown; breakdown?: TrendsBreakdown },
+  plan: TrendsPlan,
+  properties: unknown,
 ): TrendsQuestion {
   const zone = ctx.timezone;
-  const interval = query.interval ?? "day";
-  const math = effectiveMath(node, interval);
+  const aggregate = plan.aggregates[order];
+  const math = effectiveMath(node, plan.interval);
   const active = math === "weekly_active" ? 7 : math === "monthly_active" ? 30 : undefined;
-  const cumulative = query.trendsFilter?.display === "ActionsLineGraphCumulative";
-  const aggregate = aggregateOf(node, math, order, cumulative);
   let windows: [string, string][];
-  if (opts.totalValue) {
-    // One value over the range; active users: the actors of the days ending at its end.
-    const from = active ? range.to - active * 86_400_000 : range.from;
-    windows = [[new Date(from).toISOString(), new Date(range.to).toISOString()]];
+  if (plan.totalValue) {
+    // One value over the range; active users: the actors of the local days ending at its end.
+    windows = [[iso(active ? addIntervals(range.to, -active, "day", zone) : range.from), iso(range.to)]];
   } else windows = active ? activeWindows(range, active, zone) : bucketWindows(range, zone);
   return {
     projectId: ctx.projectId,
     series: { event: node.event ?? null, order, properties: node.properties ?? undefined },
-    properties: opts.properties,
+    properties,
     aggregate,
     windows,
     bucketing:
-      opts.totalValue || active
+      plan.totalValue || active
         ? undefined
         : { interval: range.interval, timezone: zone, weekStart: ctx.weekStart, starts: range.starts },
-    breakdown: opts.breakdown,
+    breakdown: plan.breakdown,
   };
 }
 
@@ -234,7 +254,7 @@ function aggregateOf(node: EventsNode, math: string, order: number, cumulative: 
 }
 
 /** The rows of one series as lines of bucket values (zero-filled), cumulative when the display says so. */
-function linesOf(rows: TrendsRow[], buckets: number, display: Display, brokenDown: boolean): Map<string, Line> {
+function linesOf(rows: TrendsRow[], buckets: number, plan: TrendsPlan): Map<string, Line> {
   const lines = new Map<string, Line>();
   for (const row of rows) {
     const key = row.other ? OTHER_BREAKDOWN : JSON.stringify(row.breakdown ?? null);
@@ -246,8 +266,8 @@ function linesOf(rows: TrendsRow[], buckets: number, display: Display, brokenDow
     if (row.bucket >= 0 && row.bucket < buckets) line.values[row.bucket] += row.value;
   }
   // Without a breakdown a series always answers, zeros included; with one, only its values do.
-  if (!brokenDown && !lines.size) lines.set("null", { other: false, values: new Array<number>(buckets).fill(0) });
-  if (display === "ActionsLineGraphCumulative") {
+  if (!plan.breakdown && !lines.size) lines.set("null", { other: false, values: new Array<number>(buckets).fill(0) });
+  if (plan.cumulative) {
     for (const line of lines.values())
       for (let i = 1; i < line.values.length; i++) line.values[i] += line.values[i - 1];
   }

@@ -11,7 +11,7 @@ const Filters = z
   .nullish()
   .openapi({ description: "Property filters: a list (ANDed) or a `{type: AND|OR, values}` group." });
 
-export const BASE_MATHS = [
+const BASE_MATHS = [
   "total",
   "dau",
   "weekly_active",
@@ -20,7 +20,7 @@ export const BASE_MATHS = [
   "first_time_for_user",
   "first_matching_event_for_user",
 ] as const;
-export const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const;
+const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const;
 const MATHS = [...BASE_MATHS, ...PROPERTY_MATHS] as const;
 
 export const EventsNode = z

@@ -33,6 +33,13 @@ export interface DateClock {
   weekStart: WeekStart;
 }
 
+/** The clock of an analysis or insight context (its project's zone and week start, its "now"). */
+export const clockOf = (ctx: { timezone: string; now: number; weekStart: WeekStart }): DateClock => ({
+  zone: ctx.timezone,
+  now: ctx.now,
+  weekStart: ctx.weekStart,
+});
+
 function startOfDay(instant: number, zone: string) {
   return startOfInterval(instant, "day", zone);
 }

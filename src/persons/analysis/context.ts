@@ -1,6 +1,6 @@
 import type { AnalyticsStore } from "../../analytics";
 import type { Db } from "../../db/client";
-import { type DateClock, type DateRange, resolveDateRange } from "../../lib/time/date-range";
+import { clockOf, type DateRange, resolveDateRange } from "../../lib/time/date-range";
 import type { WeekStart } from "../../lib/time/zone";
 import { type Input, str } from "./params";
 
@@ -24,10 +24,3 @@ export const requestedRange = (ctx: AnalysisContext, input: Input): Promise<Date
   resolveDateRange({ date_from: str(input, "date_from"), date_to: str(input, "date_to") }, clockOf(ctx), () =>
     ctx.store.earliestEvent(ctx.projectId),
   );
-
-/** Where the context reads dates: the project's zone and week start, at the request's "now". */
-export const clockOf = (ctx: AnalysisContext): DateClock => ({
-  zone: ctx.timezone,
-  now: ctx.now,
-  weekStart: ctx.weekStart,
-});

@@ -1,7 +1,7 @@
 import { LIFECYCLE_TYPES, type LifecycleType } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
-import { type AnalysisContext, clockOf, requestedRange } from "./context";
-import { parseInstant } from "../../lib/time/date-range";
+import { type AnalysisContext, requestedRange } from "./context";
+import { clockOf, parseInstant } from "../../lib/time/date-range";
 import { globalFilters, type Input, interval, parseEvents, str } from "./params";
 import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
 import { iso } from "../../lib/time/iso";

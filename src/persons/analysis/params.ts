@@ -1,7 +1,7 @@
 import { validationError } from "../../lib/errors";
 import type { EventEntity } from "../../analytics/queries";
 import type { Interval } from "../../lib/time/zone";
-import { parseFiltersJson } from "../../shared/filters";
+import { parseFiltersJson, withTestAccounts } from "../../shared/filters";
 
 /**
  * PostHog reads these filters from the query string merged with the JSON body (the body wins).
@@ -79,8 +79,7 @@ export function oneOf<T extends string>(input: Input, key: string, allowed: read
  */
 export function globalFilters(input: Input, testAccountFilters: unknown[]): unknown {
   const properties = parseFiltersJson(input.properties, "properties");
-  if (bool(input, "filter_test_accounts") !== true || !testAccountFilters.length) return properties;
-  return properties === undefined ? testAccountFilters : [properties, testAccountFilters];
+  return withTestAccounts(properties, bool(input, "filter_test_accounts"), testAccountFilters);
 }
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;

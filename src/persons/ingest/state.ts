@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { nameUuid } from "../../lib/crypto";
 import { runBatch } from "../../lib/d1";
 
 /** A person as the ingestion pass sees it: loaded from D1 or created by an event of this request. */
@@ -82,12 +83,5 @@ export async function loadIngestState(
 }
 
 /** The person UUID PostHog derives from a distinct id, so concurrent creators of one id collide. */
-export async function personUuidFor(projectId: number, distinctId: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-1", new TextEncoder().encode(`edgehog:person:${projectId}:${distinctId}`)),
-  ).slice(0, 16);
-  digest[6] = (digest[6] & 0x0f) | 0x50;
-  digest[8] = (digest[8] & 0x3f) | 0x80;
-  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export const personUuidFor = (projectId: number, distinctId: string): Promise<string> =>
+  nameUuid(`edgehog:person:${projectId}:${distinctId}`);

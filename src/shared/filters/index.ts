@@ -31,3 +31,4 @@ export {
   parseFilterGroup,
   parseFiltersJson,
 } from "./types";
+export { withTestAccounts } from "./test-accounts";

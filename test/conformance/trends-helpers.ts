@@ -1,0 +1,45 @@
+import { expect } from "vitest";
+import { call } from "../helpers";
+import { at, type JourneyEvent } from "./analysis-helpers";
+
+/**
+ * Shared by the suites that replay PostHog's trends tests (test_formula.py, the breakdown files) as
+ * TrendsQuery through `POST /api/environments/:project_id/query/` (test_trends.py, test_formula.py,
+ * the breakdown files).
+ */
+
+export type Series = Record<string, any>;
+
+/** Runs a TrendsQuery (200 expected) and returns the whole response body (`results`, `hasMore`, ...). */
+export async function trendsResponse(projectId: number, query: Record<string, unknown>) {
+  const res = await call(`/api/environments/${projectId}/query/`, {
+    method: "POST",
+    body: { query: { kind: "TrendsQuery", ...query } },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json as { results: Series[]; hasMore: boolean };
+}
+
+/** Runs a TrendsQuery (200 expected) and returns its result objects. */
+export async function trends(projectId: number, query: Record<string, unknown>): Promise<Series[]> {
+  return (await trendsResponse(projectId, query)).results;
+}
+
+/** An EventsNode (`event: null` is all events). */
+export const ev = (event: string | null, extra: Record<string, unknown> = {}) => ({
+  kind: "EventsNode",
+  event,
+  ...extra,
+});
+
+export const range = (date_from: string, date_to: string) => ({ date_from, date_to });
+/** `-7d` (the default range) frozen on 2020-01-04. */
+export const WEEK_TO_JAN_4 = range("2019-12-28", "2020-01-04");
+
+/** When a person's second distinct id is linked: before every range asked about. */
+export const ALIAS_AT = "2019-12-01T00:00:00Z";
+/** The event that links `alias` to the distinct id sending it (PostHog's person with both ids). */
+export const alias = (id: string): JourneyEvent => at("$create_alias", ALIAS_AT, { alias: id });
+
+export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
+export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
