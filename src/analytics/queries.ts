@@ -208,10 +208,10 @@ export interface TrendsBreakdown {
 }
 
 /**
- * One trends series over a range's buckets: the aggregate of the events that count for each bucket
- * (`windows[i]`, `[start, end)` ISO 8601 UTC: the bucket itself, cut to the range, or for weekly and
- * monthly active users the days ending with it). Engines with zone functions may find an event's
- * bucket from `bucketing` instead (the same buckets).
+ * One trends series over a range's buckets: the aggregate of the events of each window (`windows[i]`,
+ * `[start, end)` ISO 8601 UTC, in order, not overlapping: the buckets, the first and last cut to the
+ * range, or one window over the whole range). Engines with zone functions may find an event's window
+ * from `bucketing` instead (the same periods).
  */
 export interface TrendsQuestion {
   projectId: number;
@@ -219,11 +219,14 @@ export interface TrendsQuestion {
   properties: unknown;
   aggregate: TrendsAggregate;
   windows: [string, string][];
-  /**
-   * How the windows were cut: `interval` buckets in `timezone` whose starts (UTC ms, uncut) are
-   * `starts`; absent for one window over the whole range or for rolling windows.
-   */
+  /** How the windows were cut: `interval` periods in `timezone` whose starts (UTC ms, uncut) are `starts`. */
   bucketing?: { interval: Interval; timezone: string; weekStart: WeekStart; starts: number[] };
+  /**
+   * Weekly or monthly active users (`actors` only): bucket i counts the distinct actors of windows
+   * i to i + rolling − 1, the `rolling` periods ending with it; the windows are then the buckets'
+   * periods preceded by rolling − 1 earlier ones, and there are windows − rolling + 1 buckets.
+   */
+  rolling?: number;
   breakdown?: TrendsBreakdown;
 }
 

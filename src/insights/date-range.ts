@@ -96,15 +96,13 @@ export function bucketWindows(range: InsightRange, zone: string): [string, strin
 }
 
 /**
- * Weekly or monthly active users: each bucket counts the events of the `days` days (of hour
- * buckets: the `days` × 24 hours) ending with it, earlier than the range's start included.
+ * The range with `periods` more whole periods before it (weekly and monthly active users count the
+ * days, or hours, before the first bucket too).
  */
-export function activeWindows(range: InsightRange, days: number, zone: string): [string, string][] {
-  return range.starts.map((s) => {
-    const end = Math.min(addIntervals(s, 1, range.interval, zone), range.to);
-    const start = range.interval === "hour" ? s - (days * 24 - 1) * HOUR_MS : addIntervals(s, 1 - days, "day", zone);
-    return [iso(start), iso(end)];
-  });
+export function extendedBack(range: InsightRange, periods: number, zone: string): InsightRange {
+  const first = range.starts[0] ?? range.from;
+  const earlier = Array.from({ length: periods }, (_, i) => addIntervals(first, i - periods, range.interval, zone));
+  return { ...range, from: periods ? earlier[0] : range.from, starts: [...earlier, ...range.starts] };
 }
 
 /**

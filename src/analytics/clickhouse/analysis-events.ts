@@ -19,22 +19,26 @@ import { type ClickHouseCohorts, type ClickHouseFilterColumns, propertiesSql } f
  * in microseconds since the epoch), `ord` (the events' order as one number: time, then created_at,
  * which ingestion makes increase in a request's order, as D1 orders simultaneous events by
  * insertion), `event`, `distinct_id`, `properties` and, when asked, `person_properties` (the person's
- * latest properties).
+ * latest properties). A question that never reads the person (`anonymous`: no person filter, no
+ * distinct persons) skips the overrides join, and its `pid` is the stored one.
  */
 export function analysisEvents(
   params: ClickHouseParams,
   range: { from: string; to: string },
-  options: { personProperties?: boolean; final?: boolean; personless?: boolean } = {},
+  options: { personProperties?: boolean; final?: boolean; personless?: boolean; anonymous?: boolean } = {},
 ): string {
-  const pid = options.personless
-    ? "if(o.merged = 1, toNullable(o.person_id), e.person_id)"
-    : "if(o.merged = 1, o.person_id, assumeNotNull(e.person_id))";
+  const pid = options.anonymous
+    ? "e.person_id"
+    : options.personless
+      ? "if(o.merged = 1, toNullable(o.person_id), e.person_id)"
+      : "if(o.merged = 1, o.person_id, assumeNotNull(e.person_id))";
+  const overrides = options.anonymous ? "" : ` LEFT ANY JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id`;
   const events =
     `SELECT ${pid} AS pid, e.distinct_id AS distinct_id,` +
     " e.timestamp AS timestamp, toUnixTimestamp64Micro(e.timestamp) AS t, toUnixTimestamp64Micro(e.created_at) AS created," +
     " bitShiftLeft(toUInt128(t), 64) + toUInt128(created) AS ord," +
     " e.event AS event, e.properties AS properties" +
-    ` FROM events AS e${options.final ? " FINAL" : ""} LEFT ANY JOIN (${OVERRIDES}) AS o ON o.distinct_id = e.distinct_id` +
+    ` FROM events AS e${options.final ? " FINAL" : ""}${overrides}` +
     ` WHERE e.team_id = ${params.team} AND e.timestamp >= ${params.time(range.from)} AND e.timestamp < ${params.time(range.to)}` +
     // Events stored without a person stay without one, as on D1 (a merge moves only a person's events).
     (options.personless ? "" : " AND e.person_id IS NOT NULL");

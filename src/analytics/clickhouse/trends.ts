@@ -8,8 +8,8 @@ import { type ClickHouseCohorts, jsonText } from "./property-filters";
 
 /**
  * A trends series on ClickHouse, answering as D1 (d1/trends.ts): events with or without a person
- * (merges through the overrides), bucketed by the zone functions when the buckets are plain
- * intervals, else by the question's windows (rolling windows: an event counts in each it falls in).
+ * (merges through the overrides, skipped when the person is never read), each event's window found
+ * by the zone functions when the windows are plain periods, else by their bounds.
  */
 export async function trendsRowsOnClickHouse(
   client: ClickHouseClient,
@@ -20,48 +20,52 @@ export async function trendsRowsOnClickHouse(
   const params = new ClickHouseParams(question.projectId);
   const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
   const byPerson = breakdown?.type === "person";
+  const first = Date.parse(windows[0][0]);
+  const last = Date.parse(windows[windows.length - 1][1]);
   const range = {
     // First-time math looks at every earlier event.
-    from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : windows.map((w) => w[0]).sort()[0],
-    to: windows
-      .map((w) => w[1])
-      .sort()
-      .at(-1)!,
+    from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : windows[0][0],
+    to: windows[windows.length - 1][1],
   };
-  const events = analysisEvents(params, range, { personProperties: withPerson || byPerson, personless: true });
+  const readsPerson = withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
+  const events = analysisEvents(params, range, {
+    personProperties: withPerson || byPerson,
+    personless: true,
+    anonymous: !readsPerson,
+  });
   const source = byPerson ? "person_properties" : "properties";
   const text = (key: string) => {
     const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
     return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
   };
   const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
-  const t = "toUnixTimestamp64Milli(timestamp)";
-  // The buckets an event at `t` counts in (0-based), one row each (arrayJoin).
-  const bucketsOf = (time: string) => {
+  /** The window (0-based) an event at `time` (UTC ms) falls in, -1 outside them. */
+  const windowOf = (time: string) => {
     const b = question.bucketing;
+    if (windows.length === 1)
+      return `if(${time} >= ${params.bind(first, "Int64")} AND ${time} < ${params.bind(last, "Int64")}, 0, -1)`;
     if (b) {
       const zone = params.text(b.timezone);
       // The period's start as UTC seconds (a week's or month's Date read as midnight in the zone).
       const start = `toUnixTimestamp(toDateTime(${periodStart(b.interval, "timestamp", zone, b.weekStart)}, ${zone}))`;
-      const index = `indexOf(${params.bind(b.starts, "Array(Int64)")}, ${start} * 1000) - 1`;
-      // Cut windows: an event before the first window's start (its period's start is earlier) is out.
-      return `arrayJoin(if(${time} >= ${params.bind(Date.parse(windows[0][0]), "Int64")}, [${index}], []))`;
+      // The first window may be cut: an event before its start is out, whatever its period.
+      return `if(${time} >= ${params.bind(first, "Int64")} AND ${time} < ${params.bind(last, "Int64")}, indexOf(${params.bind(b.starts, "Array(Int64)")}, ${start} * 1000) - 1, -1)`;
     }
-    const starts = params.bind(
-      windows.map((w) => Date.parse(w[0])),
-      "Array(Int64)",
-    );
     const ends = params.bind(
       windows.map((w) => Date.parse(w[1])),
       "Array(Int64)",
     );
-    return `arrayJoin(arrayFilter(i -> ${time} >= ${starts}[i + 1] AND ${time} < ${ends}[i + 1], range(${windows.length})))`;
+    return `if(${time} >= ${params.bind(first, "Int64")}, arrayFirstIndex(e -> ${time} < e, ${ends}) - 1, -1)`;
   };
   const actor = "ifNull(toString(pid), concat('d', distinct_id))";
   const inner = (columns: string) =>
-    `SELECT ${bucketsOf(t)} AS bucket, ${value} AS bv${columns} FROM ${events} WHERE ${condition}`;
+    `SELECT ${windowOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, ${value} AS bv${columns} FROM ${events} WHERE ${condition}`;
   const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
-  const agg = aggregateSql(aggregate, { params, inner, value, events, eventMatch, condition, bucketsOf, actor });
+  const agg = aggregateSql(
+    aggregate,
+    { params, inner, value, events, eventMatch, condition, windowOf, actor },
+    question,
+  );
   const sql = breakdown
     ? `WITH agg AS (${agg}),
         ranked AS (
@@ -91,33 +95,43 @@ interface Parts {
   events: string;
   eventMatch: string;
   condition: string;
-  bucketsOf: (time: string) => string;
+  windowOf: (time: string) => string;
   actor: string;
 }
 
 /** A statement answering `(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
-function aggregateSql(aggregate: TrendsAggregate, p: Parts): string {
+function aggregateSql(aggregate: TrendsAggregate, p: Parts, question: TrendsQuestion): string {
   const grouped = (v: string, columns: string) =>
-    `SELECT bucket, bv, ${v} AS v FROM (${p.inner(columns)}) GROUP BY bucket, bv`;
+    `SELECT bucket, bv, ${v} AS v FROM (${p.inner(columns)}) WHERE bucket >= 0 GROUP BY bucket, bv`;
   switch (aggregate.kind) {
     case "events":
       return grouped("count()", "");
     case "sessions":
       // An event without one counts as the session '' (PostHog's column is an empty text then).
       return grouped("uniqExact(sid)", ", JSONExtractString(properties, '$session_id') AS sid");
-    case "actors":
+    case "actors": {
+      const matched = `SELECT * FROM (${p.inner(`, ${p.actor} AS actor`)}) WHERE bucket >= 0`;
+      if (question.rolling) {
+        // Each actor once per window, then spread to the `rolling` buckets whose periods include it.
+        const buckets = question.windows.length - question.rolling + 1;
+        const spread = `SELECT w - arrayJoin(range(${p.params.bind(question.rolling, "UInt64")})) AS bucket, bv, actor
+          FROM (SELECT DISTINCT bucket AS w, bv, actor FROM (${matched}))`;
+        return `SELECT bucket, bv, uniqExact(actor) AS v FROM (${spread})
+          WHERE bucket >= 0 AND bucket < ${p.params.bind(buckets, "Int64")} GROUP BY bucket, bv`;
+      }
       if (!aggregate.firstBucketOnly) return grouped("uniqExact(actor)", `, ${p.actor} AS actor`);
       return `SELECT bucket, bv, count() AS v FROM (
-          SELECT min(bucket) AS bucket, bv FROM (${p.inner(`, ${p.actor} AS actor`)}) GROUP BY actor, bv)
+          SELECT min(bucket) AS bucket, bv FROM (${matched}) GROUP BY actor, bv)
         GROUP BY bucket, bv`;
+    }
     case "firstTime": {
       // Each person's first event of the series' name of all time (in the events' order); it counts
       // where it falls if it also passes the filters.
       const firsts = `SELECT min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
         WHERE pid IS NOT NULL AND ${aggregate.matchingFilters ? p.condition : p.eventMatch} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
       return `SELECT bucket, bv, count() AS v FROM (
-          SELECT ${p.bucketsOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, bv FROM (${firsts}))
-        GROUP BY bucket, bv`;
+          SELECT ${p.windowOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, bv FROM (${firsts}))
+        WHERE bucket >= 0 GROUP BY bucket, bv`;
     }
     case "property": {
       const key = p.params.text(aggregate.property);

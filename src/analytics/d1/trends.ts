@@ -7,10 +7,9 @@ import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filte
 import { runAll } from "./run";
 
 /**
- * A trends series on D1. The buckets' windows go to SQL as one JSON parameter of UTC bounds, each
- * driving a range scan of the events index (an event is read once per window it falls in: once,
- * except for weekly and monthly active users); each bucket's value is aggregated per breakdown value,
- * and values past the breakdown limit are summed into one "other" value per bucket.
+ * A trends series on D1. The windows go to SQL as one JSON parameter of UTC bounds, each driving a
+ * range scan of the events index, so every event is read once; each bucket's value is aggregated per
+ * breakdown value, and values past the breakdown limit are summed into one "other" value per bucket.
  */
 export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts: CohortSql): Promise<TrendsRow[]> {
   const { series, aggregate, breakdown } = question;
@@ -35,10 +34,8 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
   const windows = `w AS (
       SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
       FROM json_each(${params.bind(JSON.stringify(question.windows))}))`;
-  const ctes = [
-    windows,
-    ...aggregateCtes(aggregate, { params, project, eventMatch, match, value, named: series.event !== null }),
-  ];
+  const parts = { params, project, eventMatch, match, value, named: series.event !== null };
+  const ctes = [windows, ...aggregateCtes(aggregate, parts, question)];
   const sql = breakdown
     ? `WITH ${ctes.join(", ")},
       totals AS (SELECT bv, sum(v) AS total FROM agg GROUP BY bv),
@@ -73,7 +70,7 @@ interface Parts {
 }
 
 /** The common table expressions ending in `agg(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
-function aggregateCtes(aggregate: TrendsAggregate, p: Parts): string[] {
+function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQuestion): string[] {
   const inWindow = (extra: string) => `matched AS (
       SELECT w.idx AS bucket, ${p.value} AS bv${extra}
       FROM w CROSS JOIN ${byTime(p.named)}
@@ -91,6 +88,17 @@ function aggregateCtes(aggregate: TrendsAggregate, p: Parts): string[] {
       ];
     }
     case "actors":
+      if (question.rolling) {
+        // Each actor once per window, then each bucket over the `rolling` windows ending with it.
+        const buckets = question.windows.length - question.rolling + 1;
+        return [
+          inWindow(`, ${actor} AS actor`),
+          "seen AS MATERIALIZED (SELECT DISTINCT bucket AS w, bv, actor FROM matched)",
+          `buckets AS (SELECT value AS bucket FROM json_each(${p.params.bind(JSON.stringify([...Array(buckets).keys()]))}))`,
+          `agg AS (SELECT b.bucket AS bucket, s.bv AS bv, count(DISTINCT s.actor) AS v FROM buckets b
+            JOIN seen s ON s.w BETWEEN b.bucket AND b.bucket + ${p.params.bind(question.rolling - 1)} GROUP BY 1, 2)`,
+        ];
+      }
       if (!aggregate.firstBucketOnly)
         return [
           inWindow(`, ${actor} AS actor`),

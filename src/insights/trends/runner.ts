@@ -6,8 +6,8 @@ import { iso } from "../../lib/time/iso";
 import { addIntervals, type Interval } from "../../lib/time/zone";
 import { type InsightContext } from "../context";
 import {
-  activeWindows,
   bucketWindows,
+  extendedBack,
   type InsightRange,
   previousRange,
   type RangeInput,
@@ -113,7 +113,8 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
         query.series.map(async (node, order): Promise<SeriesValues> => {
           const question = questionFor(ctx, node, order, period.range, plan, properties);
           const rows = await ctx.store.trends(question);
-          return { node, order, lines: linesOf(rows, question.windows.length, plan) };
+          const buckets = question.windows.length - (question.rolling ?? 1) + 1;
+          return { node, order, lines: linesOf(rows, buckets, plan) };
         }),
       ),
     ),
@@ -199,23 +200,27 @@ function questionFor(
   const zone = ctx.timezone;
   const aggregate = plan.aggregates[order];
   const math = effectiveMath(node, plan.interval);
-  const active = math === "weekly_active" ? 7 : math === "monthly_active" ? 30 : undefined;
-  let windows: [string, string][];
-  if (plan.totalValue) {
-    // One value over the range; active users: the actors of the local days ending at its end.
-    windows = [[iso(active ? addIntervals(range.to, -active, "day", zone) : range.from), iso(range.to)]];
-  } else windows = active ? activeWindows(range, active, zone) : bucketWindows(range, zone);
-  return {
+  const activeDays = math === "weekly_active" ? 7 : math === "monthly_active" ? 30 : undefined;
+  const question = {
     projectId: ctx.projectId,
     series: { event: node.event ?? null, order, properties: node.properties ?? undefined },
     properties,
     aggregate,
-    windows,
-    bucketing:
-      plan.totalValue || active
-        ? undefined
-        : { interval: range.interval, timezone: zone, weekStart: ctx.weekStart, starts: range.starts },
     breakdown: plan.breakdown,
+  };
+  if (plan.totalValue) {
+    // One value over the range; active users: the actors of the local days ending at its end.
+    const from = activeDays ? addIntervals(range.to, -activeDays, "day", zone) : range.from;
+    return { ...question, windows: [[iso(from), iso(range.to)]] };
+  }
+  // Active users: each bucket over the days (hours) ending with it, earlier ones before the range too.
+  const rolling = activeDays && (range.interval === "hour" ? activeDays * 24 : activeDays);
+  const read = rolling ? extendedBack(range, rolling - 1, zone) : range;
+  return {
+    ...question,
+    windows: bucketWindows(read, zone),
+    bucketing: { interval: read.interval, timezone: zone, weekStart: ctx.weekStart, starts: read.starts },
+    ...(rolling ? { rolling } : {}),
   };
 }
 
