@@ -7,75 +7,62 @@ import { periodStart } from "./periods";
 import { type ClickHouseCohorts, jsonText } from "./property-filters";
 
 /**
- * A trends series on ClickHouse, answering as D1 (d1/trends.ts): events with or without a person
- * (merges through the overrides, skipped when the person is never read), each event's window found
- * by the zone functions when the windows are plain periods, else by their bounds.
+ * A trends series on ClickHouse, answering as D1 (d1/trends.ts). Events are grouped by their period
+ * (`k`: the start of the local day, week, ... by ClickHouse's zone functions, or 0 for one window over
+ * the whole range), and only the grouped rows are matched to the question's buckets, so the per-event
+ * work is the scan, the filter and the aggregate. Events are read with or without a person, through
+ * the merge overrides unless the person is never read.
  */
 export async function trendsRowsOnClickHouse(
   client: ClickHouseClient,
   question: TrendsQuestion,
   cohorts: ClickHouseCohorts,
 ): Promise<TrendsRow[]> {
-  const { aggregate, breakdown, windows } = question;
+  const { aggregate, breakdown, windows, bucketing } = question;
   const params = new ClickHouseParams(question.projectId);
   const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
   const byPerson = breakdown?.type === "person";
-  const first = Date.parse(windows[0][0]);
-  const last = Date.parse(windows[windows.length - 1][1]);
-  const range = {
-    // First-time math looks at every earlier event.
-    from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : windows[0][0],
-    to: windows[windows.length - 1][1],
-  };
+  const from = windows[0][0];
+  const to = windows[windows.length - 1][1];
   const readsPerson = withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
-  const events = analysisEvents(params, range, {
-    personProperties: withPerson || byPerson,
-    personless: true,
-    anonymous: !readsPerson,
-  });
+  const events = analysisEvents(
+    params,
+    // First-time math looks at every earlier event.
+    { from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : from, to },
+    { personProperties: withPerson || byPerson, personless: true, anonymous: !readsPerson },
+  );
   const source = byPerson ? "person_properties" : "properties";
   const text = (key: string) => {
     const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
     return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
   };
   const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
-  /** The window (0-based) an event at `time` (UTC ms) falls in, -1 outside them. */
-  const windowOf = (time: string) => {
-    const b = question.bucketing;
-    if (windows.length === 1)
-      return `if(${time} >= ${params.bind(first, "Int64")} AND ${time} < ${params.bind(last, "Int64")}, 0, -1)`;
-    if (b) {
-      const zone = params.text(b.timezone);
-      // The period's start as UTC seconds (a week's or month's Date read as midnight in the zone).
-      const start = `toUnixTimestamp(toDateTime(${periodStart(b.interval, "timestamp", zone, b.weekStart)}, ${zone}))`;
-      // The first window may be cut: an event before its start is out, whatever its period.
-      return `if(${time} >= ${params.bind(first, "Int64")} AND ${time} < ${params.bind(last, "Int64")}, indexOf(${params.bind(b.starts, "Array(Int64)")}, ${start} * 1000) - 1, -1)`;
-    }
-    const ends = params.bind(
-      windows.map((w) => Date.parse(w[1])),
-      "Array(Int64)",
-    );
-    return `if(${time} >= ${params.bind(first, "Int64")}, arrayFirstIndex(e -> ${time} < e, ${ends}) - 1, -1)`;
-  };
-  const actor = "ifNull(toString(pid), concat('d', distinct_id))";
-  const inner = (columns: string) =>
-    `SELECT ${windowOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, ${value} AS bv${columns} FROM ${events} WHERE ${condition}`;
+  const zone = bucketing ? params.text(bucketing.timezone) : "";
+  /** The period of an event at `timestamp` (the windows are its periods, or there is one window). */
+  const period = bucketing ? periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart) : "0";
+  /**
+   * A period's bucket (0-based), over grouped rows only: its window, or with rolling windows the
+   * bucket whose last window it is (the first rolling − 1 windows only feed later buckets).
+   */
+  const bucketOfPeriod = bucketing
+    ? `indexOf(${params.bind(bucketing.starts, "Array(Int64)")}, toUnixTimestamp(toDateTime(k, ${zone})) * 1000) - ${params.bind(question.rolling ?? 1, "Int64")}`
+    : "0";
+  // Distinct persons: a person's id, or for an event stored without one its distinct id (as a UUID).
+  const actor = "ifNull(pid, reinterpretAsUUID(sipHash128(distinct_id)))";
   const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
-  const agg = aggregateSql(
-    aggregate,
-    { params, inner, value, events, eventMatch, condition, windowOf, actor },
-    question,
-  );
+  const parts: Parts = { params, events, condition, eventMatch, value, period, actor, from, to };
+  const perPeriod = aggregateSql(aggregate, parts, question);
+  const agg = `SELECT ${bucketOfPeriod} AS bucket, bv, v FROM (${perPeriod})`;
+  // Breakdown values ranked (real values, then none; larger totals first; then by value) by window
+  // functions over the grouped rows, which are computed once (a CTE read twice would be computed twice).
+  const limit = breakdown && params.bind(breakdown.limit, "UInt64");
   const sql = breakdown
-    ? `WITH agg AS (${agg}),
-        ranked AS (
-          SELECT bv, row_number() OVER (ORDER BY arrayAll(x -> isNull(x), bv), sum(v) DESC, bv) AS r FROM agg GROUP BY bv)
-      SELECT a.bucket AS bucket, if(r.r <= ${params.bind(breakdown.limit, "UInt64")}, a.bv, []) AS bv,
-        r.r > ${params.bind(breakdown.limit, "UInt64")} AS other, sum(a.v) AS v
-      FROM agg AS a INNER JOIN ranked AS r ON r.bv = a.bv
-      GROUP BY bucket, bv, other`
+    ? `SELECT bucket, if(r <= ${limit}, bv, []) AS value, r > ${limit} AS other, sum(v) AS v FROM (
+        SELECT bucket, bv, v, dense_rank() OVER (ORDER BY arrayAll(x -> isNull(x), bv), total DESC, bv) AS r FROM (
+          SELECT bucket, bv, v, sum(v) OVER (PARTITION BY bv) AS total FROM (${agg})))
+      GROUP BY bucket, value, other`
     : `SELECT bucket, v FROM (${agg})`;
-  const rows = await analysisRows<{ bucket: number; v: number | null; bv?: (string | null)[]; other?: number }>(
+  const rows = await analysisRows<{ bucket: number; v: number | null; value?: (string | null)[]; other?: number }>(
     client,
     sql,
     params,
@@ -83,55 +70,52 @@ export async function trendsRowsOnClickHouse(
   return rows.map((r) => ({
     bucket: Number(r.bucket),
     value: r.v !== null && Number.isFinite(Number(r.v)) ? Number(r.v) : 0,
-    ...(breakdown ? { breakdown: r.other ? undefined : r.bv, other: !!r.other } : {}),
+    ...(breakdown ? { breakdown: r.other ? undefined : r.value, other: !!r.other } : {}),
   }));
 }
 
 interface Parts {
   params: ClickHouseParams;
-  /** The matching events with their bucket and breakdown value, plus `columns`. */
-  inner: (columns: string) => string;
-  value: string;
+  /** The events read (analysisEvents), `condition` the series' filter on them, `eventMatch` its event name only. */
   events: string;
-  eventMatch: string;
   condition: string;
-  windowOf: (time: string) => string;
+  eventMatch: string;
+  /** The breakdown value, an event's period (`k`) and its actor, as expressions over the events. */
+  value: string;
+  period: string;
   actor: string;
+  /** The bounds of the windows (ISO 8601 UTC). */
+  from: string;
+  to: string;
 }
 
-/** A statement answering `(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
+/**
+ * A statement answering `(k, bv, v)`: the aggregate per period and breakdown value (for rolling
+ * windows, `k` is the period of the bucket's last window).
+ */
 function aggregateSql(aggregate: TrendsAggregate, p: Parts, question: TrendsQuestion): string {
-  const grouped = (v: string, columns: string) =>
-    `SELECT bucket, bv, ${v} AS v FROM (${p.inner(columns)}) WHERE bucket >= 0 GROUP BY bucket, bv`;
+  const grouped = (v: string) =>
+    `SELECT ${p.period} AS k, ${p.value} AS bv, ${v} AS v FROM ${p.events} WHERE ${p.condition} GROUP BY k, bv`;
   switch (aggregate.kind) {
     case "events":
-      return grouped("count()", "");
+      return grouped("count()");
     case "sessions":
       // An event without one counts as the session '' (PostHog's column is an empty text then).
-      return grouped("uniqExact(sid)", ", JSONExtractString(properties, '$session_id') AS sid");
+      return grouped("uniqExact(JSONExtractString(properties, '$session_id'))");
     case "actors": {
-      const matched = `SELECT * FROM (${p.inner(`, ${p.actor} AS actor`)}) WHERE bucket >= 0`;
-      if (question.rolling) {
-        // Each actor once per window, then spread to the `rolling` buckets whose periods include it.
-        const buckets = question.windows.length - question.rolling + 1;
-        const spread = `SELECT w - arrayJoin(range(${p.params.bind(question.rolling, "UInt64")})) AS bucket, bv, actor
-          FROM (SELECT DISTINCT bucket AS w, bv, actor FROM (${matched}))`;
-        return `SELECT bucket, bv, uniqExact(actor) AS v FROM (${spread})
-          WHERE bucket >= 0 AND bucket < ${p.params.bind(buckets, "Int64")} GROUP BY bucket, bv`;
-      }
-      if (!aggregate.firstBucketOnly) return grouped("uniqExact(actor)", `, ${p.actor} AS actor`);
-      return `SELECT bucket, bv, count() AS v FROM (
-          SELECT min(bucket) AS bucket, bv FROM (${matched}) GROUP BY actor, bv)
-        GROUP BY bucket, bv`;
+      if (question.rolling) return rollingSql(grouped(`uniqExactState(${p.actor})`), p, question);
+      if (!aggregate.firstBucketOnly) return grouped(`uniqExact(${p.actor})`);
+      const seen = `SELECT ${p.period} AS k, ${p.value} AS bv, ${p.actor} AS actor FROM ${p.events} WHERE ${p.condition} GROUP BY k, bv, actor`;
+      return `SELECT k, bv, count() AS v FROM (SELECT min(k) AS k, bv FROM (${seen}) GROUP BY actor, bv) GROUP BY k, bv`;
     }
     case "firstTime": {
       // Each person's first event of the series' name of all time (in the events' order); it counts
       // where it falls if it also passes the filters.
+      const match = aggregate.matchingFilters ? p.condition : p.eventMatch;
       const firsts = `SELECT min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
-        WHERE pid IS NOT NULL AND ${aggregate.matchingFilters ? p.condition : p.eventMatch} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
-      return `SELECT bucket, bv, count() AS v FROM (
-          SELECT ${p.windowOf("toUnixTimestamp64Milli(timestamp)")} AS bucket, bv FROM (${firsts}))
-        WHERE bucket >= 0 GROUP BY bucket, bv`;
+        WHERE pid IS NOT NULL AND ${match} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
+      return `SELECT ${p.period} AS k, bv, count() AS v FROM (${firsts})
+        WHERE timestamp >= ${p.params.time(p.from)} AND timestamp < ${p.params.time(p.to)} GROUP BY k, bv`;
     }
     case "property": {
       const key = p.params.text(aggregate.property);
@@ -140,11 +124,30 @@ function aggregateSql(aggregate: TrendsAggregate, p: Parts, question: TrendsQues
         ` JSONType(properties, ${key}) = 'String', toFloat64OrNull(trimBoth(JSONExtractString(properties, ${key}))), NULL)`;
       const fn =
         aggregate.fn === "quantile"
-          ? `quantile(${p.params.bind(aggregate.level ?? 0.5, "Float64")})(val)`
+          ? `quantile(${p.params.bind(aggregate.level ?? 0.5, "Float64")})(${numeric})`
           : aggregate.fn === "sum"
-            ? "sumOrNull(val)"
-            : `${aggregate.fn}OrNull(val)`;
-      return grouped(fn, `, ${numeric} AS val`);
+            ? `sumOrNull(${numeric})`
+            : `${aggregate.fn}OrNull(${numeric})`;
+      return grouped(fn);
     }
   }
+}
+
+/**
+ * Weekly or monthly active users from each period's set of actors (`states`: `(k, bv, v)` with v a
+ * uniqExact state): window w's set joins the buckets w − rolling + 1 to w, whose sets are merged;
+ * each bucket is keyed by the period of its last window.
+ */
+function rollingSql(states: string, p: Parts, question: TrendsQuestion): string {
+  const bucketing = question.bucketing!;
+  const rolling = question.rolling!;
+  const starts = p.params.bind(bucketing.starts, "Array(Int64)");
+  const zone = p.params.text(bucketing.timezone);
+  const window = `indexOf(${starts}, toUnixTimestamp(toDateTime(k, ${zone})) * 1000) - 1`;
+  // Bucket b (0-based) is window b + rolling − 1; it is keyed by that window's period start.
+  const spread = `SELECT w - arrayJoin(range(${p.params.bind(rolling, "UInt64")})) AS b, bv, v
+    FROM (SELECT ${window} AS w, bv, v FROM (${states}))`;
+  const buckets = question.windows.length - rolling + 1;
+  return `SELECT toDateTime(intDiv(${starts}[b + ${p.params.bind(rolling, "Int64")}], 1000), ${zone}) AS k, bv, uniqExactMerge(v) AS v
+    FROM (${spread}) WHERE b >= 0 AND b < ${p.params.bind(buckets, "Int64")} GROUP BY k, bv`;
 }
