@@ -43,6 +43,24 @@ export const PropertyDefinition = z
   })
   .openapi("PropertyDefinition");
 
+/** A list of names written as JSON text in the query string (`["$pageview"]`). */
+const jsonNames = (description: string) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+      if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+      ctx.addIssue({ code: "custom", message: "Must be a JSON list of names." });
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({ type: "string", description });
+
 const flag = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1")
@@ -67,17 +85,14 @@ export const PropertyDefinitionsQuery = PaginationQuery.extend({
     .optional()
     .openapi({ description: "Default `event`." }),
   search: z.string().max(200).optional(),
-  event_names: z
-    .string()
-    .optional()
-    .openapi({ description: 'JSON list of event names, e.g. `["$pageview"]` (type event).' }),
+  event_names: jsonNames('JSON list of event names, e.g. `["$pageview"]` (type event).'),
   filter_by_event_names: flag.openapi({ description: "Only properties seen on `event_names`." }),
   exclude_core_properties: flag.openapi({ description: "Leave out PostHog's `$` properties." }),
   is_feature_flag: flag.openapi({ description: "Only (`true`) or no (`false`) `$feature/` properties." }),
   is_numerical: flag,
   exclude_hidden: flag.openapi({ description: "Accepted: no property is hidden." }),
   properties: z.string().optional().openapi({ description: "Comma-separated names to keep." }),
-  excluded_properties: z.string().optional().openapi({ description: "JSON list of names to leave out." }),
+  excluded_properties: jsonNames("JSON list of names to leave out."),
 });
 
 export const EventDefinitionList = paginatedSchema(EventDefinition);

@@ -78,19 +78,6 @@ export async function eventDefinitions(
   return paginated(requestUrl, page, names.length, results);
 }
 
-function jsonList(raw: string | undefined, attr: string): string[] | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw validationError(`${attr} must be a JSON list of names.`, attr);
-  }
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
-    throw validationError(`${attr} must be a JSON list of names.`, attr);
-  return value;
-}
-
 /** Each key once, with the type most of its sampled values have. */
 function byKey(seen: PropertyKeySeen[]): Map<string, PropertyKeySeen["kind"]> {
   const best = new Map<string, PropertyKeySeen>();
@@ -110,10 +97,10 @@ export async function propertyDefinitions(
   requestUrl: string,
 ) {
   const type = query.type ?? "event";
-  const eventNames = jsonList(query.event_names, "event_names");
+  const eventNames = query.event_names;
   if (eventNames && type !== "event")
     throw validationError("event_names can only be used with type=event.", "event_names");
-  const excluded = new Set(jsonList(query.excluded_properties, "excluded_properties") ?? []);
+  const excluded = new Set(query.excluded_properties ?? []);
   const only = query.properties ? new Set(query.properties.split(",").map((p) => p.trim())) : undefined;
 
   let keys: Map<string, PropertyKeySeen["kind"]>;

@@ -135,26 +135,27 @@ export class Refresher {
 
   /** When a version's materialization may be read: its last refresh succeeded, within the sync interval. */
   readyAt(version: number): string | null {
-    const row = this.row(version);
-    if (row?.status !== "Completed" || !row.last_materialized_at) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
-    return Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 > Date.now()
-      ? row.last_materialized_at
-      : null;
+    return this.ready(version)?.at ?? null;
   }
 
   /** A materialized table is used only when its last refresh succeeded and is within the sync interval. */
   readyTable(version: number): { at: string; columns: string[]; singleRow: boolean } | null {
-    const at = this.readyAt(version);
-    const row = this.row(version);
-    if (!at || !row) return null;
-    const config = JSON.parse(row.config) as MaterializationConfig;
-    if (config.kind === "insight") return null;
+    const ready = this.ready(version);
+    if (!ready || ready.config.kind === "insight") return null;
     return {
-      at,
-      columns: JSON.parse(row.columns) as string[],
-      singleRow: !!config.singleRow,
+      at: ready.at,
+      columns: JSON.parse(ready.row.columns) as string[],
+      singleRow: !!ready.config.singleRow,
     };
+  }
+
+  /** The version's row and configuration when its last refresh succeeded within the sync interval. */
+  private ready(version: number) {
+    const row = this.row(version);
+    if (row?.status !== "Completed" || !row.last_materialized_at) return null;
+    const config = JSON.parse(row.config) as MaterializationConfig;
+    if (Date.parse(row.last_materialized_at) + config.syncSeconds * 1000 <= Date.now()) return null;
+    return { row, config, at: row.last_materialized_at };
   }
 
   /** Refreshes a version's table; concurrent callers share the refresh already in flight. */

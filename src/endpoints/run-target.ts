@@ -75,11 +75,13 @@ export async function checkRun(db: Db, projectId: number, name: string, req: Run
   return { endpoint, version, requestedLimit, refresh };
 }
 
+/** When a result computed at `lastRefresh` may be asked for again: a minute later. */
+export const nextAllowedRefresh = (lastRefresh: string) => new Date(Date.parse(lastRefresh) + 60_000).toISOString();
+
 /** When a result computed at `lastRefresh` may be asked for again, and when it stops being served from the cache. */
 export function cacheTimes(lastRefresh: string, cacheAgeSeconds: number) {
-  const at = Date.parse(lastRefresh);
   return {
-    next_allowed_client_refresh: new Date(at + 60_000).toISOString(),
-    cache_target_age: new Date(at + cacheAgeSeconds * 1000).toISOString(),
+    next_allowed_client_refresh: nextAllowedRefresh(lastRefresh),
+    cache_target_age: new Date(Date.parse(lastRefresh) + cacheAgeSeconds * 1000).toISOString(),
   };
 }

@@ -1,6 +1,7 @@
 import { analyticsStore } from "../analytics";
 import type { Db } from "../db/client";
 import { runHogQLQuery } from "../endpoints/hogql-query";
+import { nextAllowedRefresh } from "../endpoints/run-target";
 import type { Env } from "../env";
 import { insightSettingsOf } from "../insights/context";
 import { applyDashboardFilters } from "../insights/dashboard-filters";
@@ -38,7 +39,7 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
   const common = {
     is_cached: false,
     last_refresh: refreshed.toISOString(),
-    next_allowed_client_refresh: new Date(refreshed.getTime() + 60_000).toISOString(),
+    next_allowed_client_refresh: nextAllowedRefresh(refreshed.toISOString()),
     timezone: project.timezone,
     timings: null,
     query_status: null,

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { call, createProject } from "../helpers";
 import { at, captureJourneys } from "./analysis-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
-import { alias, ev, NULL_BREAKDOWN, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
+import { alias, dayDates, dayLabels, ev, NULL_BREAKDOWN, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
 
 /**
  * PostHog's trends formula tests (posthog/hogql_queries/insights/trends/test/test_formula.py),
@@ -199,26 +199,8 @@ conformance({ name: "PostHog trends tests (test_formula.py)", version: "031e5805
     const object = (breakdown_value: string) => ({
       data: [0, 0, 0, 0, 0, 0, 0, 0],
       count: 0,
-      labels: [
-        "28-Dec-2019",
-        "29-Dec-2019",
-        "30-Dec-2019",
-        "31-Dec-2019",
-        "1-Jan-2020",
-        "2-Jan-2020",
-        "3-Jan-2020",
-        "4-Jan-2020",
-      ],
-      days: [
-        "2019-12-28",
-        "2019-12-29",
-        "2019-12-30",
-        "2019-12-31",
-        "2020-01-01",
-        "2020-01-02",
-        "2020-01-03",
-        "2020-01-04",
-      ],
+      labels: dayLabels("2019-12-28", 8),
+      days: dayDates("2019-12-28", 8),
       label: "Formula (B / A)",
       breakdown_value,
       action: null,
@@ -312,16 +294,7 @@ conformance({ name: "PostHog trends tests (test_formula.py)", version: "031e5805
     const results = await run({ trendsFilter: { display: "ActionsLineGraphCumulative", formula: "A + B" } });
     expect(results).toHaveLength(1);
     expect(results[0].data).toEqual([0, 0, 0, 0, 0, 1200, 2550, 2550]);
-    expect(results[0].days).toEqual([
-      "2019-12-28",
-      "2019-12-29",
-      "2019-12-30",
-      "2019-12-31",
-      "2020-01-01",
-      "2020-01-02",
-      "2020-01-03",
-      "2020-01-04",
-    ]);
+    expect(results[0].days).toEqual(dayDates("2019-12-28", 8));
   });
 
   // A third series the formula does not name changes nothing.

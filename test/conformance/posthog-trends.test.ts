@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
 import { at, captureJourneys, idRange, type Journeys } from "./analysis-helpers";
-import { alias, ev, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
+import { alias, dayDates, dayLabels, ev, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -461,26 +461,8 @@ conformance({ name: "PostHog trends tests (test_trends.py)", version: "065bf8f25
     expect(current.label).toBe("sign up");
     expect([current.labels[4], current.data[4]]).toEqual(["1-Jan-2020", 3]);
     expect([current.labels[5], current.data[5]]).toEqual(["2-Jan-2020", 1]);
-    expect(current.days).toEqual([
-      "2019-12-28",
-      "2019-12-29",
-      "2019-12-30",
-      "2019-12-31",
-      "2020-01-01",
-      "2020-01-02",
-      "2020-01-03",
-      "2020-01-04",
-    ]);
-    expect(previous.days).toEqual([
-      "2019-12-21",
-      "2019-12-22",
-      "2019-12-23",
-      "2019-12-24",
-      "2019-12-25",
-      "2019-12-26",
-      "2019-12-27",
-      "2019-12-28",
-    ]);
+    expect(current.days).toEqual(dayDates("2019-12-28", 8));
+    expect(previous.days).toEqual(dayDates("2019-12-21", 8));
     expect(previous.label).toBe("sign up");
     expect([previous.labels[3], previous.data[3]]).toEqual(["24-Dec-2019", 1]);
     expect([previous.labels[4], previous.data[4]]).toEqual(["25-Dec-2019", 0]);
@@ -1920,20 +1902,3 @@ conformance({ name: "PostHog trends tests (test_trends.py)", version: "065bf8f25
   // -1dStart, -1dEnd.
   notExpressible("test_yesterday_with_hourly_interval", "relative to a frozen clock");
 });
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/** `n` consecutive dates from `from` (UTC), as `days` entries: `2020-11-01`. */
-function dayDates(from: string, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000)).map((d) =>
-    d.toISOString().slice(0, 10),
-  );
-}
-
-/** The same dates as day labels: `1-Nov-2020`. */
-function dayLabels(from: string, n: number): string[] {
-  return dayDates(from, n).map((d) => {
-    const [y, m, day] = d.split("-").map(Number);
-    return `${day}-${MONTHS[m - 1]}-${y}`;
-  });
-}

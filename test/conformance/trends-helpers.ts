@@ -43,3 +43,20 @@ export const alias = (id: string): JourneyEvent => at("$create_alias", ALIAS_AT,
 
 export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
 export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** `n` consecutive dates from `from` (UTC), as `days` entries: `2020-11-01`. */
+export function dayDates(from: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000)).map((d) =>
+    d.toISOString().slice(0, 10),
+  );
+}
+
+/** The same dates as day labels: `1-Nov-2020`. */
+export function dayLabels(from: string, n: number): string[] {
+  return dayDates(from, n).map((d) => {
+    const [y, m, day] = d.split("-").map(Number);
+    return `${day}-${MONTHS[m - 1]}-${y}`;
+  });
+}

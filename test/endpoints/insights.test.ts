@@ -29,6 +29,15 @@ const run = async (name: string, body: Record<string, unknown> = {}) => {
   expect(res.status, res.text).toBe(200);
   return res.json;
 };
+/** The rows of the same question asked in HogQL through the Query API. */
+async function hogqlRows(query: string): Promise<unknown[][]> {
+  const res = await call(`/api/environments/${project}/query/`, {
+    method: "POST",
+    body: { query: { kind: "HogQLQuery", query } },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.results;
+}
 const byValue = (results: any[]) => Object.fromEntries(results.map((r) => [r.breakdown_value, r.data]));
 
 async function settle(endpointId: string) {
@@ -63,18 +72,11 @@ describe("insight endpoints", () => {
     expect(created.query).toMatchObject({ kind: "TrendsQuery", breakdownFilter: { breakdown: "$browser" } });
     const body = await run("browsers");
     expect(body.endpoint_version).toBe(1);
-    const hogql = await call(`/api/environments/${project}/query/`, {
-      method: "POST",
-      body: {
-        query: {
-          kind: "HogQLQuery",
-          query:
-            "select properties.$browser as b, toDate(timestamp) as d, count() from events where event = '$pageview' group by b, d order by b, d",
-        },
-      },
-    });
+    const hogql = await hogqlRows(
+      "select properties.$browser as b, toDate(timestamp) as d, count() from events where event = '$pageview' group by b, d order by b, d",
+    );
     const expected: Record<string, number[]> = {};
-    for (const [b, d, n] of hogql.json.results as [string, string, number][]) {
+    for (const [b, d, n] of hogql as [string, string, number][]) {
       expected[b] ??= [0, 0, 0, 0];
       expected[b][Number(String(d).slice(8, 10)) - 1] = n;
     }
@@ -98,19 +100,12 @@ describe("insight endpoints", () => {
       filters_override: { properties: [{ key: "plan", value: "pro", type: "event" }], date_from: "2026-02-04" },
     });
     // The same question in HogQL.
-    const hogql = await call(`/api/environments/${project}/query/`, {
-      method: "POST",
-      body: {
-        query: {
-          kind: "HogQLQuery",
-          query:
-            "select properties.$browser as b, count() from events where event = '$pageview' and properties.plan = 'pro' and timestamp >= '2026-02-04' and timestamp < '2026-02-05' group by b order by b",
-        },
-      },
-    });
+    const hogql = await hogqlRows(
+      "select properties.$browser as b, count() from events where event = '$pageview' and properties.plan = 'pro' and timestamp >= '2026-02-04' and timestamp < '2026-02-05' group by b order by b",
+    );
     expect(
       pro.results.map((r: any) => [r.breakdown_value, r.count]).sort((a: any[], b: any[]) => (a[0] < b[0] ? -1 : 1)),
-    ).toEqual(hogql.json.results);
+    ).toEqual(hogql);
     expect(pro.results.reduce((n: number, r: any) => n + r.count, 0)).toBe(6); // 12 pageviews on 4 Feb, half "pro"
     const unknown = await call(`${base()}/browsers-vars/run`, {
       method: "POST",

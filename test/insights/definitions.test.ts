@@ -100,5 +100,8 @@ describe("event and property definitions", () => {
       `/api/projects/${project.id}/property_definitions/?type=person&event_names=${encodeURIComponent('["x"]')}`,
     );
     expect(envelope(names).attr).toBe("event_names");
+    const malformed = await call(`/api/projects/${project.id}/property_definitions/?event_names=%5Bnope`);
+    expect(malformed.status).toBe(400);
+    expect(envelope(malformed).attr).toBe("event_names");
   });
 });

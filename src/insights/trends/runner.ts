@@ -66,7 +66,8 @@ interface TrendsPlan {
   /** Breakdown values are reported as lists (the `breakdowns` form, or a list `breakdown`). */
   list: boolean;
   formulas: { formula: Formula; label: string }[];
-  aggregates: TrendsAggregate[];
+  /** Per series: what the engines aggregate, and for weekly (monthly) active users the days counted. */
+  series: { aggregate: TrendsAggregate; activeDays?: number }[];
 }
 
 export function planTrends(query: TrendsQuery): TrendsPlan {
@@ -84,7 +85,11 @@ export function planTrends(query: TrendsQuery): TrendsPlan {
     interval,
     ...breakdownOf(query, display),
     formulas: formulasOf(query),
-    aggregates: query.series.map((node, order) => aggregateOf(node, effectiveMath(node, interval), order, cumulative)),
+    series: query.series.map((node, order) => {
+      const math = effectiveMath(node, interval);
+      const activeDays = math === "weekly_active" ? 7 : math === "monthly_active" ? 30 : undefined;
+      return { aggregate: aggregateOf(node, math, order, cumulative), activeDays };
+    }),
   };
 }
 
@@ -198,9 +203,7 @@ function questionFor(
   properties: unknown,
 ): TrendsQuestion {
   const zone = ctx.timezone;
-  const aggregate = plan.aggregates[order];
-  const math = effectiveMath(node, plan.interval);
-  const activeDays = math === "weekly_active" ? 7 : math === "monthly_active" ? 30 : undefined;
+  const { aggregate, activeDays } = plan.series[order];
   const question = {
     projectId: ctx.projectId,
     series: { event: node.event ?? null, order, properties: node.properties ?? undefined },
