@@ -103,39 +103,83 @@ export const LIFECYCLE_TYPES = ["new", "returning", "resurrecting", "dormant"] a
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 
 /**
- * PostHog's lifecycle for the period T = [targetStart, targetEnd) after P = [previousStart, targetStart):
- * - new: active in T, T is the person's first active period since `windowStart` (one interval
- *   before date_from) and the person was created in T;
- * - returning: active in T and in P;
- * - resurrecting: active in T, not in P, and not new;
- * - dormant: active in P, not in T.
+ * How a range was cut into periods: local `interval`s in `timezone` (weeks from `weekStart`) whose
+ * starts, uncut, are `starts` (UTC ms). Engines with zone functions of their own (ClickHouse) find an
+ * event's period from these instead of from the UTC bounds.
  */
-export interface LifecycleActorsQuery {
-  projectId: number;
-  series: EventEntity;
-  properties: unknown;
-  status: LifecycleType;
-  windowStart: string;
-  previousStart: string;
-  targetStart: string;
-  targetEnd: string;
-  rows: RowWindow;
-}
-
-/**
- * Persons who did `entity` in exactly `activePeriods` of the given periods (`[start, end)` pairs):
- * the range's local `interval`s in `timezone`, the first and last cut to the range, which an engine
- * with time-zone functions of its own (ClickHouse) computes from `interval` and `timezone` instead.
- */
-export interface StickinessActorsQuery {
-  projectId: number;
-  entity: EventEntity;
-  properties: unknown;
-  periods: [string, string][];
+export interface Bucketing {
   interval: Interval;
   timezone: string;
   weekStart: WeekStart;
+  starts: number[];
+}
+
+/**
+ * PostHog's lifecycle (insights/lifecycle/lifecycle_query_runner.py) over `periods`: whole local
+ * intervals, `[start, end)` ISO 8601 UTC, in order: the one before the first bucket, then the
+ * buckets. A person's status in a period, from the periods they did `series` in:
+ * - new: active in it, it is their first active period, and they were created in it;
+ * - returning: active in it and in the period before;
+ * - resurrecting: active in it, not in the period before, and not new;
+ * - dormant: active in the period before, not in it.
+ * Period 0 only tells the next one's status. One engine statement decides the statuses; the counts
+ * and the persons drill-down both read it, so they agree.
+ */
+export interface LifecycleQuestion {
+  projectId: number;
+  series: EventEntity;
+  properties: unknown;
+  periods: [string, string][];
+  bucketing: Bucketing;
+}
+
+/** How many persons had `status` in period `period` (1-based into the question's periods: period 0 has none). */
+export interface LifecycleCount {
+  period: number;
+  status: LifecycleType;
+  persons: number;
+}
+
+/** The persons of one status in one period of a lifecycle question. */
+export interface LifecycleActorsQuery {
+  question: LifecycleQuestion;
+  period: number;
+  status: LifecycleType;
+  rows: RowWindow;
+}
+
+/** How a person's events in a stickiness unit must number for the unit to count (PostHog's stickinessCriteria). */
+export type CountOperator = "gte" | "lte" | "exact";
+/** Each operator's SQL comparison (the same in SQLite and ClickHouse). */
+export const COUNT_OPERATORS: Record<CountOperator, string> = { gte: ">=", lte: "<=", exact: "=" };
+
+/**
+ * PostHog's stickiness (insights/stickiness_query_runner.py): for each person, the number of
+ * `windows` (`[start, end)` ISO 8601 UTC, in order, not overlapping) in which they did `entity`
+ * (with `criteria`, in which their matching events number `operator` `value`; else at least one).
+ * Each window is a union of local `granularity` units (hours or days in `timezone`), the first
+ * possibly starting later, at the range's start: engines may group events by those units first.
+ */
+export interface StickinessQuestion {
+  projectId: number;
+  entity: EventEntity;
+  properties: unknown;
+  windows: [string, string][];
+  granularity: { unit: "hour" | "day"; timezone: string };
+  criteria?: { operator: CountOperator; value: number };
+}
+
+/** How many persons were active in exactly `periods` windows. */
+export interface StickinessCount {
+  periods: number;
+  persons: number;
+}
+
+/** The persons whose number of active windows is `operator` (default exact) `activePeriods`. */
+export interface StickinessActorsQuery {
+  question: StickinessQuestion;
   activePeriods: number;
+  operator?: CountOperator;
   rows: RowWindow;
 }
 
@@ -219,8 +263,8 @@ export interface TrendsQuestion {
   properties: unknown;
   aggregate: TrendsAggregate;
   windows: [string, string][];
-  /** How the windows were cut: `interval` periods in `timezone` whose starts (UTC ms, uncut) are `starts`. */
-  bucketing?: { interval: Interval; timezone: string; weekStart: WeekStart; starts: number[] };
+  /** How the windows were cut (the periods, the first and last cut to the range). */
+  bucketing?: Bucketing;
   /**
    * Weekly or monthly active users (`actors` only): bucket i counts the distinct actors of windows
    * i to i + rolling − 1, the `rolling` periods ending with it; the windows are then the buckets'

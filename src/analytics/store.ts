@@ -8,8 +8,12 @@ import type {
   HogQLRun,
   HogQLStatement,
   LifecycleActorsQuery,
+  LifecycleCount,
+  LifecycleQuestion,
   QueryRows,
   StickinessActorsQuery,
+  StickinessCount,
+  StickinessQuestion,
   TrendsQuestion,
   TrendsRow,
   EventName,
@@ -30,7 +34,11 @@ export interface AnalyticsStore {
   earliestEvent(projectId: number): Promise<number | null>;
   funnelActors(query: FunnelActorsQuery): Promise<number[]>;
   correlation(query: CorrelationQuery): Promise<CorrelationAnswer>;
+  /** A lifecycle's persons per period and status (no row where there are none). */
+  lifecycle(question: LifecycleQuestion): Promise<LifecycleCount[]>;
   lifecycleActors(query: LifecycleActorsQuery): Promise<number[]>;
+  /** A stickiness histogram: persons per number of active windows (no row where there are none). */
+  stickiness(question: StickinessQuestion): Promise<StickinessCount[]>;
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
   /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
   trends(question: TrendsQuestion): Promise<TrendsRow[]>;

@@ -1,38 +1,64 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import type { LifecycleActorsQuery, LifecycleType } from "../queries";
+import type { LifecycleActorsQuery, LifecycleCount, LifecycleQuestion, LifecycleType } from "../queries";
 import { analysisEvents, seriesCondition } from "./analysis-events";
 import { LATEST_PERSONS, personPage } from "./analysis-persons";
-import { runAnalysis } from "./analysis-run";
+import { analysisRows, runAnalysis } from "./analysis-run";
 import { ClickHouseParams } from "./params";
+import { periodIndex, periodStart } from "./periods";
 import type { ClickHouseCohorts } from "./property-filters";
 
-/** Each status over a person's flags, as on D1: active in T (`at`), in P (`ap`), before P (`early`), created in T. */
-const STATUS: Record<LifecycleType, string> = {
-  new: "at = 1 AND ap = 0 AND early = 0 AND created",
-  returning: "at = 1 AND ap = 1",
-  resurrecting: "at = 1 AND ap = 0 AND NOT (early = 0 AND created)",
-  dormant: "ap = 1 AND at = 0",
-};
+/**
+ * Each person's status in each period (`pid`, `idx`, `status`), decided as on D1 (d1/lifecycle.ts)
+ * and as PostHog's runner does, over each person's sorted active periods (events grouped by their
+ * local period first) and creation period: the first active period is new when it is the creation
+ * period, one right after an active one returning, any other resurrecting; the period after an
+ * active one without activity is dormant.
+ */
+function statusesSql(question: LifecycleQuestion, params: ClickHouseParams, cohorts: ClickHouseCohorts): string {
+  const { series, periods, bucketing } = question;
+  const { condition, withPerson } = seriesCondition(params, cohorts, series, question.properties);
+  const events = analysisEvents(
+    params,
+    { from: periods[0][0], to: periods[periods.length - 1][1] },
+    { personProperties: withPerson },
+  );
+  const zone = params.text(bucketing.timezone);
+  const start = (t: string) => periodStart(bucketing.interval, t, zone, bucketing.weekStart);
+  const grouped = `SELECT pid, ${start("timestamp")} AS k FROM ${events} WHERE ${condition} GROUP BY pid, k`;
+  const active = `SELECT pid, arraySort(groupArray(${periodIndex(bucketing, "k", params)})) AS a FROM (${grouped}) GROUP BY pid`;
+  // A person without a mirror row reads created_at 0: in no period (as on D1, where there is no row).
+  const created = periodIndex(bucketing, start("fromUnixTimestamp64Micro(lp.created_at)"), params);
+  const count = params.bind(periods.length, "Int64");
+  const pairs = `arrayConcat(
+      arrayMap(i -> (a[i], multiIf(i = 1 AND a[i] = c, 'new', i > 1 AND a[i - 1] = a[i] - 1, 'returning', 'resurrecting')), arrayEnumerate(a)),
+      arrayMap(x -> (x + 1, 'dormant'), arrayFilter((x, i) -> (i = length(a) OR a[i + 1] > x + 1) AND x + 1 < ${count}, a, arrayEnumerate(a))))`;
+  return `(SELECT pid, p.1 AS idx, p.2 AS status FROM (
+      SELECT ac.pid AS pid, ac.a AS a, ${created} AS c
+      FROM (${active}) AS ac LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = ac.pid
+    ) ARRAY JOIN ${pairs} AS p)`;
+}
 
-/** The persons of one lifecycle status (D1 ids in id order), over the periods' UTC bounds computed by the caller. */
+/** A lifecycle's persons per period and status. */
+export async function lifecycleCountsOnClickHouse(
+  client: ClickHouseClient,
+  question: LifecycleQuestion,
+  cohorts: ClickHouseCohorts,
+): Promise<LifecycleCount[]> {
+  const params = new ClickHouseParams(question.projectId);
+  const sql = `SELECT idx AS period, status, count() AS persons FROM ${statusesSql(question, params, cohorts)}
+    WHERE idx >= 1 GROUP BY idx, status`;
+  const rows = await analysisRows<{ period: number; status: LifecycleType; persons: number }>(client, sql, params);
+  return rows.map((r) => ({ period: Number(r.period), status: r.status, persons: Number(r.persons) }));
+}
+
+/** The persons of one status in one period (D1 ids in id order), from the same statuses as the counts. */
 export async function lifecycleActorIdsOnClickHouse(
   client: ClickHouseClient,
   query: LifecycleActorsQuery,
   cohorts: ClickHouseCohorts,
 ): Promise<number[]> {
-  const { series } = query;
-  const params = new ClickHouseParams(query.projectId);
-  const micros = (iso: string) => params.bind(Date.parse(iso) * 1000, "Int64");
-  const [Ts, Te, Ps] = [query.targetStart, query.targetEnd, query.previousStart].map(micros);
-  const { condition, withPerson } = seriesCondition(params, cohorts, series, query.properties);
-  const events = analysisEvents(
-    params,
-    { from: query.windowStart, to: query.targetEnd },
-    { personProperties: withPerson },
-  );
-  const flags = `SELECT pid, max(t >= ${Ts}) AS at, max(t >= ${Ps} AND t < ${Ts}) AS ap, max(t < ${Ps}) AS early FROM ${events} WHERE ${condition} GROUP BY pid`;
-  // A person without a mirror row was not created in T (D1: no row, not created).
-  const statuses = `(SELECT a.pid AS pid, at, ap, early, lp.created_at >= ${Ts} AND lp.created_at < ${Te} AS created FROM (${flags}) AS a LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = a.pid)`;
-  const selected = `(SELECT pid FROM ${statuses} WHERE ${STATUS[query.status]})`;
+  const params = new ClickHouseParams(query.question.projectId);
+  const selected = `(SELECT pid FROM ${statusesSql(query.question, params, cohorts)}
+    WHERE idx = ${params.bind(query.period, "Int64")} AND status = ${params.text(query.status)})`;
   return runAnalysis(client, personPage(selected, query.rows, params), params);
 }

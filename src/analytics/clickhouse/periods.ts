@@ -1,4 +1,6 @@
 import type { Interval, WeekStart } from "../../lib/time/zone";
+import type { Bucketing } from "../queries";
+import type { ClickHouseParams } from "./params";
 
 /**
  * The start of the local period an event's time `t` falls in, by ClickHouse's own time-zone functions:
@@ -16,4 +18,13 @@ export function periodStart(interval: Interval, t: string, zone: string, weekSta
     case "month":
       return `toStartOfMonth(${t}, ${zone})`;
   }
+}
+
+/**
+ * The 0-based index into `bucketing.starts` of `k`, a period start from `periodStart` (-1 when the
+ * period is not one of them). Meant for grouped rows: it is a search of the starts.
+ */
+export function periodIndex(bucketing: Bucketing, k: string, params: ClickHouseParams): string {
+  const zone = params.text(bucketing.timezone);
+  return `toInt64(indexOf(${params.bind(bucketing.starts, "Array(Int64)")}, toUnixTimestamp(toDateTime(${k}, ${zone})) * 1000)) - 1`;
 }

@@ -1,24 +1,56 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import type { StickinessActorsQuery } from "../queries";
+import { COUNT_OPERATORS, type StickinessActorsQuery, type StickinessCount, type StickinessQuestion } from "../queries";
 import { analysisEvents, seriesCondition } from "./analysis-events";
 import { personPage } from "./analysis-persons";
-import { runAnalysis } from "./analysis-run";
+import { analysisRows, runAnalysis } from "./analysis-run";
 import { ClickHouseParams } from "./params";
-import { periodStart } from "./periods";
 import type { ClickHouseCohorts } from "./property-filters";
 
-/** Persons active in exactly N of the range's periods (D1 ids in id order). */
+/**
+ * Each person's number of active windows (`pid`, `n`), as on D1 (d1/stickiness.ts). Events are
+ * grouped by person and local hour or day first (the first cut to the range's start); each group
+ * then finds its window among the windows' starts, and counts there with its events.
+ */
+function activeSql(question: StickinessQuestion, params: ClickHouseParams, cohorts: ClickHouseCohorts): string {
+  const { entity, windows, granularity, criteria } = question;
+  const { condition, withPerson } = seriesCondition(params, cohorts, entity, question.properties);
+  const from = windows[0][0];
+  const events = analysisEvents(params, { from, to: windows[windows.length - 1][1] }, { personProperties: withPerson });
+  const zone = params.text(granularity.timezone);
+  const unit = granularity.unit === "hour" ? `toStartOfHour(timestamp, ${zone})` : `toStartOfDay(timestamp, ${zone})`;
+  const starts = params.bind(
+    windows.map(([s]) => Date.parse(s)),
+    "Array(Int64)",
+  );
+  const grouped = `SELECT pid, greatest(toUnixTimestamp(${unit}) * 1000, ${params.bind(Date.parse(from), "Int64")}) AS u, count() AS c
+    FROM ${events} WHERE ${condition} GROUP BY pid, u`;
+  const counted = criteria
+    ? `sum(c) ${COUNT_OPERATORS[criteria.operator]} ${params.bind(criteria.value, "UInt64")}`
+    : "1";
+  const units = `SELECT pid, arrayCount(s -> s <= u, ${starts}) AS w FROM (${grouped}) GROUP BY pid, w HAVING ${counted}`;
+  return `(SELECT pid, count() AS n FROM (${units}) GROUP BY pid)`;
+}
+
+/** Persons per number of active windows. */
+export async function stickinessCountsOnClickHouse(
+  client: ClickHouseClient,
+  question: StickinessQuestion,
+  cohorts: ClickHouseCohorts,
+): Promise<StickinessCount[]> {
+  const params = new ClickHouseParams(question.projectId);
+  const sql = `SELECT n AS periods, count() AS persons FROM ${activeSql(question, params, cohorts)} GROUP BY n`;
+  const rows = await analysisRows<StickinessCount>(client, sql, params);
+  return rows.map((r) => ({ periods: Number(r.periods), persons: Number(r.persons) }));
+}
+
+/** The persons active in `operator` `activePeriods` windows (D1 ids in id order), from the same counts as the histogram. */
 export async function stickinessActorIdsOnClickHouse(
   client: ClickHouseClient,
   query: StickinessActorsQuery,
   cohorts: ClickHouseCohorts,
 ): Promise<number[]> {
-  const { entity } = query;
-  const params = new ClickHouseParams(query.projectId);
-  const { condition, withPerson } = seriesCondition(params, cohorts, entity, query.properties);
-  const range = { from: query.periods[0][0], to: query.periods.at(-1)![1] };
-  const events = analysisEvents(params, range, { personProperties: withPerson });
-  const period = periodStart(query.interval, "timestamp", params.text(query.timezone), query.weekStart);
-  const active = `(SELECT pid FROM ${events} WHERE ${condition} GROUP BY pid HAVING uniqExact(${period}) = ${params.bind(query.activePeriods, "UInt64")})`;
-  return runAnalysis(client, personPage(active, query.rows, params), params);
+  const params = new ClickHouseParams(query.question.projectId);
+  const selected = `(SELECT pid FROM ${activeSql(query.question, params, cohorts)}
+    WHERE n ${COUNT_OPERATORS[query.operator ?? "exact"]} ${params.bind(query.activePeriods, "UInt64")})`;
+  return runAnalysis(client, personPage(selected, query.rows, params), params);
 }

@@ -8,10 +8,10 @@ import { clickhouseCohorts, noClickHouseCohorts } from "./cohorts";
 import { correlationOnClickHouse } from "./correlation";
 import { funnelActorIdsOnClickHouse } from "./funnel-actors";
 import { runHogQLOnClickHouse } from "./hogql";
-import { lifecycleActorIdsOnClickHouse } from "./lifecycle";
+import { lifecycleActorIdsOnClickHouse, lifecycleCountsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
-import { stickinessActorIdsOnClickHouse } from "./stickiness";
+import { stickinessActorIdsOnClickHouse, stickinessCountsOnClickHouse } from "./stickiness";
 import { trendsRowsOnClickHouse } from "./trends";
 import { eventNamesOnClickHouse, eventPropertyKeysOnClickHouse } from "./definitions";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
@@ -73,11 +73,27 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     );
   }
 
+  async lifecycle(question: Q.LifecycleQuestion): Promise<Q.LifecycleCount[]> {
+    return lifecycleCountsOnClickHouse(
+      await this.analysisClient(),
+      question,
+      await this.cohortsFor(question.projectId, question),
+    );
+  }
+
   async lifecycleActors(query: Q.LifecycleActorsQuery): Promise<number[]> {
     return lifecycleActorIdsOnClickHouse(
       await this.analysisClient(),
       query,
-      await this.cohortsFor(query.projectId, query),
+      await this.cohortsFor(query.question.projectId, query),
+    );
+  }
+
+  async stickiness(question: Q.StickinessQuestion): Promise<Q.StickinessCount[]> {
+    return stickinessCountsOnClickHouse(
+      await this.analysisClient(),
+      question,
+      await this.cohortsFor(question.projectId, question),
     );
   }
 
@@ -85,7 +101,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     return stickinessActorIdsOnClickHouse(
       await this.analysisClient(),
       query,
-      await this.cohortsFor(query.projectId, query),
+      await this.cohortsFor(query.question.projectId, query),
     );
   }
 

@@ -1,55 +1,72 @@
 import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
-import type { LifecycleActorsQuery, LifecycleType } from "../queries";
+import type { LifecycleActorsQuery, LifecycleCount, LifecycleQuestion, LifecycleType } from "../queries";
 import { byTime } from "./funnel-sql";
 import { eventColumns, propertiesSql } from "./property-filters";
 import { runAll } from "./run";
 
-/** Each status over the flags of a person: active in T (`at`), in P (`ap`), before P (`early`), created in T. */
-const STATUS: Record<LifecycleType, string> = {
-  new: "at = 1 AND ap = 0 AND early = 0 AND created",
-  returning: "at = 1 AND ap = 1",
-  resurrecting: "at = 1 AND ap = 0 AND NOT (early = 0 AND created)",
-  dormant: "ap = 1 AND at = 0",
-};
-
 /**
- * The persons of one lifecycle status. The periods' UTC bounds come computed, so the SQL only
- * compares timestamps (one scan of events_project_event_timestamp_idx).
+ * Each person's status in each period (`statuses`: pid, idx, status), as PostHog's lifecycle
+ * decides it from a person's sorted active periods: the first is new when it is the person's
+ * creation period; a period right after an active one is returning; any other active one
+ * resurrecting; the period after an active one without activity is dormant. Each period drives an
+ * index range scan (events read once); window functions give each active period its neighbours.
  */
+function statusesSql(question: LifecycleQuestion, params: Params, cohorts: CohortSql): string {
+  const { series } = question;
+  const cols = eventColumns("x");
+  const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
+  const filters = [
+    propertiesSql(question.properties, cols, params, "properties", cohorts),
+    propertiesSql(series.properties, cols, params, "series", cohorts),
+  ].join(" AND ");
+  // CROSS JOIN keeps `periods` as the outer loop: one index range scan per period.
+  return `periods AS (
+      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
+      FROM json_each(${params.bind(JSON.stringify(question.periods))})
+    ), act AS (
+      SELECT x.person_id AS pid, p.idx AS idx, p.s AS s, p.e AS e
+      FROM periods p CROSS JOIN ${byTime(series.event !== null)}
+      WHERE x.project_id = ${params.bind(question.projectId)} AND ${eventMatch}
+        AND x.timestamp >= p.s AND x.timestamp < p.e AND x.person_id IS NOT NULL AND ${filters}
+      GROUP BY x.person_id, p.idx
+    ), seq AS (
+      SELECT pid, idx, s, e, lag(idx) OVER w AS prev, lead(idx) OVER w AS next
+      FROM act WINDOW w AS (PARTITION BY pid ORDER BY idx)
+    ), statuses AS (
+      SELECT pid, idx, CASE
+          WHEN prev IS NULL AND EXISTS (SELECT 1 FROM persons per WHERE per.id = seq.pid AND per.created_at >= seq.s AND per.created_at < seq.e) THEN 'new'
+          WHEN prev = idx - 1 THEN 'returning'
+          ELSE 'resurrecting' END AS status
+      FROM seq
+      UNION ALL
+      SELECT pid, idx + 1, 'dormant' FROM seq
+      WHERE (next IS NULL OR next > idx + 1) AND idx + 1 < ${params.bind(question.periods.length)}
+    )`;
+}
+
+/** A lifecycle's persons per period and status. */
+export async function lifecycleCounts(
+  d1: D1Client,
+  question: LifecycleQuestion,
+  cohorts: CohortSql,
+): Promise<LifecycleCount[]> {
+  const params = new Params();
+  const sql = `WITH ${statusesSql(question, params, cohorts)}
+    SELECT idx AS period, status, count(*) AS persons FROM statuses WHERE idx >= 1 GROUP BY idx, status`;
+  return runAll<{ period: number; status: LifecycleType; persons: number }>(d1, sql, params);
+}
+
+/** The persons of one status in one period, from the same statuses as the counts. */
 export async function lifecycleActorIds(
   d1: D1Client,
   query: LifecycleActorsQuery,
   cohorts: CohortSql,
 ): Promise<number[]> {
-  const { series } = query;
   const params = new Params();
-  const cols = eventColumns("x");
-  const Ts = params.bind(query.targetStart);
-  const Te = params.bind(query.targetEnd);
-  const Ps = params.bind(query.previousStart);
-  const W0 = params.bind(query.windowStart);
-  const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
-  const filters = [
-    propertiesSql(query.properties, cols, params, "properties", cohorts),
-    propertiesSql(series.properties, cols, params, "events", cohorts),
-  ].join(" AND ");
-  const sql = `WITH a AS (
-      SELECT x.person_id AS pid,
-        max(x.timestamp >= ${Ts}) AS at,
-        max(x.timestamp >= ${Ps} AND x.timestamp < ${Ts}) AS ap,
-        max(x.timestamp < ${Ps}) AS early
-      FROM ${byTime(series.event !== null)}
-      WHERE x.project_id = ${params.bind(query.projectId)} AND x.timestamp >= ${W0} AND x.timestamp < ${Te}
-        AND x.person_id IS NOT NULL AND ${eventMatch} AND ${filters}
-      GROUP BY x.person_id
-    ), s AS (
-      SELECT pid, at, ap, early,
-        coalesce((SELECT p.created_at >= ${Ts} AND p.created_at < ${Te} FROM persons p WHERE p.id = a.pid), 0) AS created
-      FROM a
-    )
-    SELECT pid FROM s WHERE ${STATUS[query.status]}
+  const sql = `WITH ${statusesSql(query.question, params, cohorts)}
+    SELECT pid FROM statuses WHERE idx = ${params.bind(query.period)} AND status = ${params.bind(query.status)}
     ORDER BY pid LIMIT ${params.bind(query.rows.limit)} OFFSET ${params.bind(query.rows.offset)}`;
   return (await runAll<{ pid: number }>(d1, sql, params)).map((r) => r.pid);
 }

@@ -8,12 +8,12 @@ import type { QueryFailure } from "../errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import { funnelActorIds } from "./funnel-actors";
 import { runHogQL } from "./hogql";
-import { lifecycleActorIds } from "./lifecycle";
+import { lifecycleActorIds, lifecycleCounts } from "./lifecycle";
 import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEvents } from "./person-events";
 import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
-import { stickinessActorIds } from "./stickiness";
+import { stickinessActorIds, stickinessCounts } from "./stickiness";
 import { trendsRows } from "./trends";
 import { eventNames, eventPropertyKeys } from "./definitions";
 
@@ -43,12 +43,20 @@ export class D1AnalyticsStore implements AnalyticsStore {
     return correlation(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
+  async lifecycle(question: Q.LifecycleQuestion): Promise<Q.LifecycleCount[]> {
+    return lifecycleCounts(this.d1, question, await this.cohortsFor(question.projectId, question));
+  }
+
   async lifecycleActors(query: Q.LifecycleActorsQuery): Promise<number[]> {
-    return lifecycleActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+    return lifecycleActorIds(this.d1, query, await this.cohortsFor(query.question.projectId, query));
+  }
+
+  async stickiness(question: Q.StickinessQuestion): Promise<Q.StickinessCount[]> {
+    return stickinessCounts(this.d1, question, await this.cohortsFor(question.projectId, question));
   }
 
   async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
-    return stickinessActorIds(this.d1, query, await this.cohortsFor(query.projectId, query));
+    return stickinessActorIds(this.d1, query, await this.cohortsFor(query.question.projectId, query));
   }
 
   async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {

@@ -4,8 +4,8 @@ import { type AnalysisContext, requestedRange } from "./context";
 import { clockOf, parseInstant } from "../../lib/time/date-range";
 import { globalFilters, type Input, interval, parseEvents, str } from "./params";
 import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
-import { iso } from "../../lib/time/iso";
-import { addIntervals, startOfInterval } from "../../lib/time/zone";
+import { startOfInterval } from "../../lib/time/zone";
+import { lifecyclePeriods } from "../../analytics/periods";
 
 /** Lifecycle actors: the persons of one status (`lifecycle_type`) in the period of `target_date`. */
 export async function lifecycleActors(ctx: AnalysisContext, input: Input, requestUrl: string): Promise<ActorsResponse> {
@@ -26,16 +26,14 @@ export async function lifecycleActors(ctx: AnalysisContext, input: Input, reques
   const T = startOfInterval(parseInstant(target, clockOf(ctx), "target_date"), unit, zone, ctx.weekStart);
   if (T < first || T > last) return actorsPage(ctx.db, ctx.projectId, [], page, requestUrl);
 
-  const ids = await ctx.store.lifecycleActors({
+  // The lifecycle up to T: its last period is T's (its status depends on no later one).
+  const question = {
     projectId: ctx.projectId,
     series,
     properties: globalFilters(input, ctx.testAccountFilters),
-    status: type as LifecycleType,
-    windowStart: iso(addIntervals(first, -1, unit, zone)),
-    previousStart: iso(addIntervals(T, -1, unit, zone)),
-    targetStart: iso(T),
-    targetEnd: iso(addIntervals(T, 1, unit, zone)),
-    rows: rowsOf(page),
-  });
+    ...lifecyclePeriods(first, T, unit, zone, ctx.weekStart),
+  };
+  const period = question.periods.length - 1;
+  const ids = await ctx.store.lifecycleActors({ question, period, status: type as LifecycleType, rows: rowsOf(page) });
   return actorsPage(ctx.db, ctx.projectId, ids, page, requestUrl);
 }

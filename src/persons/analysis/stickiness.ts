@@ -1,13 +1,9 @@
 import type { EventEntity } from "../../analytics/queries";
-import { queryTooComplex } from "../../analytics/errors";
+import { stickinessWindows } from "../../analytics/periods";
 import { validationError } from "../../lib/errors";
 import { type AnalysisContext, requestedRange } from "./context";
 import { globalFilters, type Input, int, interval, json, parseEntity, str } from "./params";
 import { type ActorsResponse, actorsPage, pageOf, rowsOf } from "./response";
-import { iso } from "../../lib/time/iso";
-import { addIntervals, startOfInterval } from "../../lib/time/zone";
-
-export const MAX_PERIODS = 2000;
 
 /**
  * The entity to drill into, found as PostHog's get_target_entity finds it: by `entity_order` in
@@ -35,10 +31,7 @@ function stickinessEntity(input: Input): EventEntity {
   return parseEntity({ id, type }, "entity_type");
 }
 
-/**
- * Stickiness actors: persons who did the entity in exactly `stickiness_days` of the range's
- * periods (local days/weeks/months, whose UTC bounds are computed here).
- */
+/** Stickiness actors: persons who did the entity in exactly `stickiness_days` of the range's local intervals. */
 export async function stickinessActors(
   ctx: AnalysisContext,
   input: Input,
@@ -50,28 +43,12 @@ export async function stickinessActors(
   const unit = interval(input);
   const page = pageOf(input);
   const range = await requestedRange(ctx, input);
-  const periods: [string, string][] = [];
-  for (
-    let start = startOfInterval(range.from, unit, ctx.timezone, ctx.weekStart);
-    start < range.to;
-    start = addIntervals(start, 1, unit, ctx.timezone)
-  ) {
-    if (periods.length >= MAX_PERIODS)
-      throw queryTooComplex(`The range spans more than ${MAX_PERIODS} ${unit}s; narrow it or use a longer interval.`);
-    const end = addIntervals(start, 1, unit, ctx.timezone);
-    periods.push([iso(Math.max(start, range.from)), iso(Math.min(end, range.to))]);
-  }
-
-  const ids = await ctx.store.stickinessActors({
+  const question = {
     projectId: ctx.projectId,
     entity,
     properties: globalFilters(input, ctx.testAccountFilters),
-    periods,
-    interval: unit,
-    timezone: ctx.timezone,
-    weekStart: ctx.weekStart,
-    activePeriods: days,
-    rows: rowsOf(page),
-  });
+    ...stickinessWindows(range, unit, ctx.timezone, ctx.weekStart),
+  };
+  const ids = await ctx.store.stickinessActors({ question, activePeriods: days, rows: rowsOf(page) });
   return actorsPage(ctx.db, ctx.projectId, ids, page, requestUrl);
 }

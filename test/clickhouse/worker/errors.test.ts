@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { ClickHouseError } from "@clickhouse/client-web";
 import { describe, expect, it } from "vitest";
 import { analyticsStore } from "../../../src/analytics";
+import { lifecyclePeriods } from "../../../src/analytics/periods";
 import { createDb } from "../../../src/db/client";
 import type { Env } from "../../../src/env";
 import { compileClickHousePlan } from "../../../src/hogql/clickhouse/compile";
@@ -53,14 +54,14 @@ describe("ClickHouse errors, classified as D1's are", () => {
 
 describe("the persons analysis on ClickHouse, when the server fails", () => {
   const lifecycle = {
-    projectId: 1,
-    series: { event: "$pageview", order: 0, properties: undefined },
-    properties: undefined,
+    question: {
+      projectId: 1,
+      series: { event: "$pageview", order: 0, properties: undefined },
+      properties: undefined,
+      ...lifecyclePeriods(Date.parse("2024-03-05T00:00:00Z"), Date.parse("2024-03-06T00:00:00Z"), "day", "UTC", 0),
+    },
+    period: 2,
     status: "new" as const,
-    windowStart: "2024-03-04T00:00:00.000Z",
-    previousStart: "2024-03-05T00:00:00.000Z",
-    targetStart: "2024-03-06T00:00:00.000Z",
-    targetEnd: "2024-03-07T00:00:00.000Z",
     rows: { limit: 10, offset: 0 },
   };
 
