@@ -1,5 +1,6 @@
 import type { AnalyticsStore } from "../analytics";
 import type { InsightSettings } from "../insights/context";
+import { type InsightQuery, type InsightResponse, runInsight } from "../insights/insight";
 import { runTrends, type TrendsResponse } from "../insights/trends/runner";
 import type { TrendsQuery } from "../insights/trends/schema";
 import { sortedJson } from "../lib/json";
@@ -14,7 +15,8 @@ import { sortedJson } from "../lib/json";
 
 export interface MaterializedInsight {
   settings: InsightSettings;
-  full: TrendsResponse;
+  full: InsightResponse;
+  /** A trends query breaking down by one property: its result with every value. */
   byValue: TrendsResponse | null;
 }
 
@@ -24,14 +26,15 @@ const MAX_STORED_BYTES = 1_900_000;
 const ALL_BREAKDOWN_VALUES = 10_000;
 
 /** Why an insight version cannot be materialized (PostHog's refusals), or null. */
-export function insightMaterializationReason(query: TrendsQuery): string | null {
-  if (query.compareFilter?.compare) return "Compare mode is not supported for materialized endpoints.";
+export function insightMaterializationReason(query: InsightQuery): string | null {
+  if ("compareFilter" in query && query.compareFilter?.compare)
+    return "Compare mode is not supported for materialized endpoints.";
   return null;
 }
 
 /** The breakdown property a run may name as a variable: the query's one breakdown key. */
-export function breakdownVariable(query: TrendsQuery): { key: string; type: "event" | "person" } | null {
-  const filter = query.breakdownFilter;
+export function breakdownVariable(query: InsightQuery): { key: string; type: "event" | "person" } | null {
+  const filter = query.kind === "TrendsQuery" ? query.breakdownFilter : null;
   if (!filter) return null;
   if (filter.breakdowns?.length) {
     const [only] = filter.breakdowns;
@@ -62,12 +65,12 @@ export const isInsightTooLarge = (error: unknown) => error instanceof InsightToo
 export async function materializeInsight(
   store: AnalyticsStore,
   settings: InsightSettings,
-  query: TrendsQuery,
+  query: InsightQuery,
 ): Promise<MaterializedInsight> {
   const ctx = { ...settings, now: Date.now(), store };
   const [full, byValue] = await Promise.all([
-    runTrends(ctx, query),
-    breakdownVariable(query) ? runTrends(ctx, withAllBreakdownValues(query)) : null,
+    runInsight(ctx, query),
+    query.kind === "TrendsQuery" && breakdownVariable(query) ? runTrends(ctx, withAllBreakdownValues(query)) : null,
   ]);
   return { settings, full, byValue };
 }
@@ -100,7 +103,7 @@ export function readMaterializedInsight(
   version: number,
   settings: InsightSettings,
   breakdownValue?: string,
-): TrendsResponse | null {
+): InsightResponse | null {
   const row = sql
     .exec<{ body: string }>("SELECT body FROM materialized_insights WHERE version = ?", version)
     .toArray()[0];

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { applyDashboardFilters } from "../insights/dashboard-filters";
 import { parseInsightQuery } from "../insights/parse";
-import type { TrendsQuery } from "../insights/trends/schema";
+import type { InsightQuery } from "../insights/insight";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError, validationError } from "../lib/errors";
 import type { Project } from "../projects/service";
@@ -22,7 +22,7 @@ import { touchLastExecuted } from "./service";
  * `filters_override`, which wins): `date_from`/`date_to` replace the range, the breakdown property's
  * value filters the events to it. Says whether the materialized result can still answer.
  */
-function overriddenQuery(saved: TrendsQuery, req: RunRequest) {
+function overriddenQuery(saved: InsightQuery, req: RunRequest) {
   const variables = req.variables ?? {};
   const breakdown = breakdownVariable(saved);
   const known = new Set(["date_from", "date_to", ...(breakdown ? [breakdown.key] : [])]);
@@ -69,7 +69,7 @@ export async function runInsightVersion(
   req: RunRequest,
   started: number,
 ): Promise<InsightRunResponse> {
-  const { query, materialized } = overriddenQuery(version.query as TrendsQuery, req);
+  const { query, materialized } = overriddenQuery(version.query as InsightQuery, req);
   const cacheAgeSeconds = version.cacheAgeSeconds ?? DEFAULT_CACHE_AGE_SECONDS;
   const settings = insightSettingsOf(project);
   // Everything the answer depends on: the engine, the version, the project's settings, the question.
@@ -97,7 +97,7 @@ export async function runInsightVersion(
   if ("failure" in outcome) throw queryFailureError(outcome.failure, `endpoint ${endpoint.id} v${version.version} run`);
   const response: InsightRunResponse = {
     results: outcome.response.results,
-    hasMore: outcome.response.hasMore,
+    ...("hasMore" in outcome.response ? { hasMore: outcome.response.hasMore } : {}),
     is_cached: outcome.is_cached,
     last_refresh: outcome.last_refresh,
     ...cacheTimes(outcome.last_refresh, cacheAgeSeconds),

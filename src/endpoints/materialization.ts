@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { Project } from "../projects/service";
 import { insightMaterializationReason } from "./insight-materialization";
 import { isHogQL, type SavedQuery } from "./saved-query-schema";
-import type { TrendsQuery } from "../insights/trends/schema";
+import type { InsightQuery } from "../insights/insight";
 import { validationError } from "../lib/errors";
 import type { MaterializationStatus } from "./refresher";
 import type { MaterializationInfo } from "./response-schemas";
@@ -15,7 +15,7 @@ export const materializerFor = (env: Env, endpointId: string) =>
   env.ENDPOINT_MATERIALIZER.get(env.ENDPOINT_MATERIALIZER.idFromName(endpointId));
 
 type MaterializationPlan =
-  { reason: string } | { insight: TrendsQuery } | { sql: string; variables: string[]; singleRow?: boolean };
+  { reason: string } | { insight: InsightQuery } | { sql: string; variables: string[]; singleRow?: boolean };
 
 /** The version's materialization plan, or why it cannot be materialized (PostHog's reasons). */
 function materializationPlan(version: VersionRow): MaterializationPlan {

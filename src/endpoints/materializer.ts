@@ -8,7 +8,7 @@ import { type MaterializationConfig, type MaterializationStatus, Refresher } fro
 import { ResultCache } from "./result-cache";
 import type { InsightRunInput, InsightRunOutput, RunFailure, RunInput, RunOutput, RunRejected } from "./run-protocol";
 import { readMaterializedInsight } from "./insight-materialization";
-import { runTrends, type TrendsResponse } from "../insights/trends/runner";
+import { type InsightResponse, runInsight } from "../insights/insight";
 import { ApiError } from "../lib/errors";
 import { insightSettingsOf } from "../insights/context";
 import { getProject } from "../projects/service";
@@ -157,9 +157,9 @@ export class EndpointMaterializer extends DurableObject<Env> {
       if (cached) return { ...cached, is_cached: true, execute_ms: 0 };
     }
     const started = performance.now();
-    let response: TrendsResponse;
+    let response: InsightResponse;
     try {
-      response = await runTrends({ ...input.settings, now: Date.now(), store: this.store }, input.query);
+      response = await runInsight({ ...input.settings, now: Date.now(), store: this.store }, input.query);
     } catch (error) {
       if (error instanceof ApiError) return { rejected: { ...error.toBody(), status: error.status } };
       return { failure: this.store.classifyError(error) };

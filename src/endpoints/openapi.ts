@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_LIMIT } from "../hogql/compile";
 import { ErrorSchema } from "../lib/route";
-import type { TrendsQuery } from "../insights/trends/schema";
+import type { InsightQuery } from "../insights/insight";
 import { breakdownVariable } from "./insight-materialization";
 import { InsightRunResponseSchema, RunResponseSchema } from "./response-schemas";
 import { isHogQL, type SavedQuery, type VariableDef } from "./saved-query-schema";
@@ -88,7 +88,7 @@ function variablesObject(variables: VariableDef[]) {
  * An insight's magic variables (products/endpoints openapi.py): its one breakdown property's value,
  * and `date_from`/`date_to` unless materialized (the stored result is for the saved range).
  */
-function insightVariables(query: TrendsQuery, materialized: boolean) {
+function insightVariables(query: InsightQuery, materialized: boolean) {
   const breakdown = breakdownVariable(query);
   const shape: Record<string, z.ZodType> = {};
   if (breakdown)

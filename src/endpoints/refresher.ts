@@ -3,7 +3,7 @@ import type { QueryFailure } from "../analytics/errors";
 import type { AnalyticsEngine } from "../analytics/queries";
 import { ApiError } from "../lib/errors";
 import type { InsightSettings } from "../insights/context";
-import type { TrendsQuery } from "../insights/trends/schema";
+import type { InsightQuery } from "../insights/insight";
 import {
   createMaterializedInsightsTable,
   dropMaterializedInsight,
@@ -44,7 +44,7 @@ export interface HogQLMaterializationConfig extends ConfigBase {
 /** An insight version: its computed result kept (insight-materialization.ts), in the project's settings of each refresh. */
 export interface InsightMaterializationConfig extends ConfigBase {
   kind: "insight";
-  query: TrendsQuery;
+  query: InsightQuery;
 }
 
 export type MaterializationConfig = HogQLMaterializationConfig | InsightMaterializationConfig;

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { SavedQuerySchema } from "./saved-query-schema";
+import { LifecycleSeriesSchema } from "../insights/lifecycle/schema";
+import { StickinessSeriesSchema } from "../insights/stickiness/schema";
 import { TrendsSeriesSchema } from "../insights/trends/schema";
 
 /**
@@ -126,9 +128,14 @@ export const RunResponseSchema = z
 export const InsightRunResponseSchema = z
   .object({
     results: z
-      .array(TrendsSeriesSchema)
-      .describe("The insight's series (TrendsQuery: one per series and breakdown value)."),
-    hasMore: z.boolean().describe("Whether breakdown values beyond the limit were summed as other."),
+      .array(z.union([TrendsSeriesSchema, LifecycleSeriesSchema, StickinessSeriesSchema]))
+      .describe(
+        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period).",
+      ),
+    hasMore: z
+      .boolean()
+      .optional()
+      .describe("TrendsQuery: whether breakdown values beyond the limit were summed as other."),
     is_cached: z.boolean(),
     last_refresh: timestamp(),
     next_allowed_client_refresh: timestamp(),

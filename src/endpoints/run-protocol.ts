@@ -1,8 +1,7 @@
 import type { QueryFailure } from "../analytics/errors";
 import type { Cell, HogQLRun, HogQLStatement, QueryRows } from "../analytics/queries";
 import type { InsightSettings } from "../insights/context";
-import type { TrendsResponse } from "../insights/trends/runner";
-import type { TrendsQuery } from "../insights/trends/schema";
+import type { InsightQuery, InsightResponse } from "../insights/insight";
 import type { ApiError, ErrorBody } from "../lib/errors";
 import type { RefreshMode } from "./run-target";
 
@@ -37,7 +36,7 @@ export interface RunOutput extends QueryRows {
 /** An insight version's run: the query with the run's overrides applied, computed in the project's settings. */
 export interface InsightRunInput {
   version: number;
-  query: TrendsQuery;
+  query: InsightQuery;
   /** The project's settings now: a stored result computed in others is not read. */
   settings: InsightSettings;
   /** Read from the materialization (when ready): the run overrides nothing, or only names a breakdown value. */
@@ -47,7 +46,7 @@ export interface InsightRunInput {
   refresh: RefreshMode;
 }
 export interface InsightRunOutput {
-  response: TrendsResponse;
+  response: InsightResponse;
   is_cached: boolean;
   last_refresh: string;
   materialized_at: string | null;

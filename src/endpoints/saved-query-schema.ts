@@ -1,4 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { InsightQuery } from "../insights/insight";
+import { LifecycleQuery } from "../insights/lifecycle/schema";
+import { StickinessQuery } from "../insights/stickiness/schema";
 import { TrendsQuery } from "../insights/trends/schema";
 
 /** PostHog's InsightVariable types. */
@@ -38,8 +41,10 @@ export const HogQLQuerySchema = z
 export type VariableDef = z.infer<typeof VariableDefSchema>;
 export type HogQLQuery = z.infer<typeof HogQLQuerySchema>;
 
-/** What an endpoint version saves: a HogQL query or an insight (TrendsQuery, run by src/insights/). */
-export const SavedQuerySchema = z.union([HogQLQuerySchema, TrendsQuery]).openapi("SavedQuery");
-export type SavedQuery = HogQLQuery | TrendsQuery;
+/** What an endpoint version saves: a HogQL query or an insight (run by src/insights/). */
+export const SavedQuerySchema = z
+  .union([HogQLQuerySchema, TrendsQuery, LifecycleQuery, StickinessQuery])
+  .openapi("SavedQuery");
+export type SavedQuery = HogQLQuery | InsightQuery;
 
 export const isHogQL = (query: unknown): query is HogQLQuery => (query as { kind?: unknown }).kind === "HogQLQuery";

@@ -29,8 +29,13 @@ const CacheAge = z
 
 const QueryField = z.record(z.string(), z.unknown()).openapi({
   description:
-    'The saved query: HogQL (`{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`) or an insight (`{"kind": "TrendsQuery", "series": [...], ...}`).',
-  oneOf: [{ $ref: "#/components/schemas/HogQLQuery" }, { $ref: "#/components/schemas/TrendsQuery" }],
+    'The saved query: HogQL (`{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`) or an insight (`{"kind": "TrendsQuery", "series": [...], ...}`; also `LifecycleQuery`, `StickinessQuery`).',
+  oneOf: [
+    { $ref: "#/components/schemas/HogQLQuery" },
+    { $ref: "#/components/schemas/TrendsQuery" },
+    { $ref: "#/components/schemas/LifecycleQuery" },
+    { $ref: "#/components/schemas/StickinessQuery" },
+  ],
   example: { kind: "HogQLQuery", query: "select count() from events" },
 });
 

@@ -5,7 +5,7 @@ import { isObject } from "../lib/json";
 /**
  * PostHog's DashboardFilter, as `filters_override` carries it to an insight (query_runner.py
  * apply_dashboard_filters): dates replace the query's range, properties are ANDed with its own, a
- * breakdown filter replaces the query's. Applied to the query's JSON before it is validated, so the
+ * breakdown filter replaces the query's (for kinds with a breakdown). Applied to the query's JSON before it is validated, so the
  * result is checked as any query is.
  */
 export const DashboardFilter = z
@@ -18,6 +18,8 @@ export const DashboardFilter = z
   })
   .strict()
   .openapi("DashboardFilter");
+
+const BREAKDOWN_KINDS = new Set(["TrendsQuery", "FunnelsQuery", "RetentionQuery"]);
 
 export function applyDashboardFilters(query: Record<string, unknown>, raw: unknown): Record<string, unknown> {
   const parsed = DashboardFilter.safeParse(raw);
@@ -39,6 +41,7 @@ export function applyDashboardFilters(query: Record<string, unknown>, raw: unkno
     const ownList = own === null || own === undefined || (Array.isArray(own) && !own.length) ? [] : [own];
     out.properties = { type: "AND", values: [...ownList, { type: "AND", values: filter.properties }] };
   }
-  if (filter.breakdown_filter) out.breakdownFilter = filter.breakdown_filter;
+  // Kinds without a breakdown (lifecycle, stickiness) keep none (PostHog ignores it for them).
+  if (filter.breakdown_filter && BREAKDOWN_KINDS.has(String(query.kind))) out.breakdownFilter = filter.breakdown_filter;
   return out;
 }

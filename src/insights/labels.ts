@@ -1,4 +1,5 @@
 import { addIntervals, type Interval, localParts } from "../lib/time/zone";
+import type { InsightRange } from "./date-range";
 
 /**
  * PostHog's bucket labels and dates (posthog/hogql_queries/utils/timestamp_utils.py, the trends
@@ -49,3 +50,13 @@ export function zonedIso(instant: number, zone: string, microsEnd = false): stri
   const fraction = microsEnd ? ".999999" : p.ms ? `.${String(p.ms).padStart(3, "0")}` : "";
   return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${fraction}${suffix}`;
 }
+
+/** The inclusive end of a range, as PostHog reports `resolved_date_range.date_to`. */
+export const inclusiveEnd = (range: { to: number }, zone: string) =>
+  range.to % 1000 === 0 ? zonedIso(range.to - 1000, zone, true) : zonedIso(range.to - 1, zone);
+
+/** A response's `resolved_date_range`: the range's first instant and its inclusive end, in the zone. */
+export const resolvedDateRange = (range: InsightRange, zone: string) => ({
+  date_from: zonedIso(range.from, zone),
+  date_to: inclusiveEnd(range, zone),
+});

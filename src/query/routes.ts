@@ -1,6 +1,6 @@
 import { jsonResponse } from "../lib/openapi";
 import { createRouter, defineRoute } from "../lib/route";
-import { TrendsQuery } from "../insights/trends/schema";
+import { INSIGHT_SCHEMAS } from "../insights/insight";
 import { ProjectParams } from "../projects/schema";
 import { HogQLQueryNode, QueryRequest, QueryResponse, QueryWrapperNode } from "./schema";
 import { runQuery } from "./service";
@@ -9,7 +9,7 @@ const queryRoute = defineRoute({
   method: "post",
   path: "/api/environments/{project_id}/query",
   tags: ["query"],
-  summary: "Run a query (PostHog's Query API): HogQL or a TrendsQuery insight",
+  summary: "Run a query (PostHog's Query API): HogQL or an insight (Trends, Lifecycle, Stickiness)",
   description:
     "PostHog's `POST /query/`, as its agent toolkit's `query-run` calls it. The answer is always computed now and returned with status 200 (`async`, `refresh` and `client_query_id` are accepted).",
   auth: { kind: "personal", scopes: ["query:read"] },
@@ -22,7 +22,7 @@ const queryRoute = defineRoute({
 
 export const queryRoutes = createRouter();
 queryRoutes.openAPIRegistry.register("HogQLQueryNode", HogQLQueryNode);
-queryRoutes.openAPIRegistry.register("TrendsQuery", TrendsQuery);
+for (const [kind, schema] of Object.entries(INSIGHT_SCHEMAS)) queryRoutes.openAPIRegistry.register(kind, schema);
 queryRoutes.openAPIRegistry.register("QueryWrapperNode", QueryWrapperNode);
 queryRoutes.openapi(queryRoute, async (c) => {
   const body = c.req.valid("json");

@@ -5,10 +5,12 @@ export const QueryRequest = z
   .object({
     query: z.record(z.string(), z.unknown()).openapi({
       description:
-        "`HogQLQuery`, `TrendsQuery`, or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
+        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
       oneOf: [
         { $ref: "#/components/schemas/HogQLQueryNode" },
         { $ref: "#/components/schemas/TrendsQuery" },
+        { $ref: "#/components/schemas/LifecycleQuery" },
+        { $ref: "#/components/schemas/StickinessQuery" },
         { $ref: "#/components/schemas/QueryWrapperNode" },
       ],
     }),

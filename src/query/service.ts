@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { insightSettingsOf } from "../insights/context";
 import { applyDashboardFilters } from "../insights/dashboard-filters";
 import { parseInsightQuery } from "../insights/parse";
-import { runTrends } from "../insights/trends/runner";
+import { runInsight } from "../insights/insight";
 import { ApiError, validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
 import type { Project } from "../projects/service";
@@ -58,8 +58,8 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
   );
   const ctx = { ...insightSettingsOf(project), now: refreshed.getTime(), store: analyticsStore(env, db) };
   // The runner names fields of the query itself.
-  const answer = await runTrends(ctx, query).catch((error: unknown) => {
+  const answer = await runInsight(ctx, query).catch((error: unknown) => {
     throw error instanceof ApiError ? error.under(attr) : error;
   });
-  return { ...common, ...answer, hogql: null, error: "" };
+  return { hasMore: false, ...common, ...answer, hogql: null, error: "" };
 }

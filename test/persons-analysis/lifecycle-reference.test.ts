@@ -5,7 +5,9 @@ import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtur
 /**
  * Random activity in America/New_York around the 2024-03-10 DST change, checked against an
  * independent computation: PostHog's lifecycle array logic (lifecycle_query_runner.py) and a
- * distinct-day count for stickiness, over local days taken from Intl's en-CA date format.
+ * distinct-day count for stickiness, over local days taken from Intl's en-CA date format. The
+ * LifecycleQuery and StickinessQuery insights over the same question count exactly the persons the
+ * drill-downs return.
  */
 const ZONE = "America/New_York";
 const localDay = new Intl.DateTimeFormat("en-CA", {
@@ -63,12 +65,45 @@ function referenceLifecycle(times: number[], created: number): Map<string, strin
   return out;
 }
 
+/** The LifecycleQuery over the same range and event (POST /query/): its four series. */
+async function lifecycleInsight(): Promise<{ status: string; data: number[]; days: string[] }[]> {
+  const res = await call(`/api/environments/${projectId}/query/`, {
+    method: "POST",
+    body: {
+      query: {
+        kind: "LifecycleQuery",
+        series: [{ kind: "EventsNode", event: "pageview" }],
+        dateRange: { date_from: FROM, date_to: TO },
+      },
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.results;
+}
+
+/** The StickinessQuery over the same range and event: its one series. */
+async function stickinessInsight(): Promise<{ data: number[]; days: number[] }> {
+  const res = await call(`/api/environments/${projectId}/query/`, {
+    method: "POST",
+    body: {
+      query: {
+        kind: "StickinessQuery",
+        series: [{ kind: "EventsNode", event: "pageview" }],
+        dateRange: { date_from: FROM, date_to: TO },
+      },
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.results[0];
+}
+
 describe("lifecycle and stickiness match an independent computation", () => {
   it("every status of every day of the range", async () => {
     const statuses = people.map((p) => ({ uuid: p.person.uuid, by: referenceLifecycle(p.times, p.created) }));
     const events = encodeURIComponent(JSON.stringify([{ id: "pageview", type: "events" }]));
+    const insight = await lifecycleInsight();
     let nonEmpty = 0;
-    for (let day = FROM; day <= TO; day = shift(day, 1)) {
+    for (let day = FROM, i = 0; day <= TO; day = shift(day, 1), i++) {
       for (const type of ["new", "returning", "resurrecting", "dormant"]) {
         const res = await call(
           `/api/environments/${projectId}/persons/lifecycle/?events=${events}&date_from=${FROM}&date_to=${TO}&target_date=${day}&lifecycle_type=${type}&limit=1000`,
@@ -80,6 +115,10 @@ describe("lifecycle and stickiness match an independent computation", () => {
           .sort();
         if (want.length) nonEmpty++;
         expect(uuidsOf(res.json), `${day} ${type}`).toEqual(want);
+        // The insight's count is the size of the drill-down's set (dormant ones negative).
+        const series = insight.find((r) => r.status === type)!;
+        expect(series.days[i]).toBe(day);
+        expect(Math.abs(series.data[i]), `insight ${day} ${type}`).toBe(want.length);
       }
     }
     expect(nonEmpty).toBeGreaterThan(20);
@@ -90,6 +129,8 @@ describe("lifecycle and stickiness match an independent computation", () => {
       uuid: p.person.uuid,
       n: new Set(p.times.map(dayOf).filter((d) => d >= FROM && d <= TO)).size,
     }));
+    const insight = await stickinessInsight();
+    expect(insight.days).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
     for (let n = 1; n <= 11; n++) {
       const res = await call(
         `/api/environments/${projectId}/persons/stickiness/?entity_id=pageview&entity_type=events&date_from=${FROM}&date_to=${TO}&stickiness_days=${n}&limit=1000`,
@@ -100,6 +141,7 @@ describe("lifecycle and stickiness match an independent computation", () => {
           .map((d) => d.uuid)
           .sort(),
       );
+      expect(insight.data[n - 1], `insight n=${n}`).toBe(uuidsOf(res.json).length);
     }
   });
 });

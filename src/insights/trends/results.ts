@@ -2,9 +2,10 @@ import type { TrendsBreakdown } from "../../analytics/queries";
 import type { InsightContext } from "../context";
 import type { InsightRange } from "../date-range";
 import type { Formula } from "../formula";
-import { bucketDay, bucketLabel, zonedIso } from "../labels";
+import { bucketDay, bucketLabel, inclusiveEnd, zonedIso } from "../labels";
 import type { z } from "@hono/zod-openapi";
-import type { EventsNode, TrendsQuery, TrendsSeriesSchema } from "./schema";
+import type { EventsNode } from "../schema";
+import type { TrendsQuery, TrendsSeriesSchema } from "./schema";
 
 /**
  * PostHog's trends result objects (trends_query_runner.py build_series_response, apply_formula): one
@@ -178,7 +179,3 @@ export function shaper(ctx: InsightContext, query: TrendsQuery, range: InsightRa
     },
   };
 }
-
-/** The inclusive end of a range, as PostHog reports `resolved_date_range.date_to`. */
-export const inclusiveEnd = (range: InsightRange, zone: string) =>
-  range.to % 1000 === 0 ? zonedIso(range.to - 1000, zone, true) : zonedIso(range.to - 1, zone);

@@ -14,16 +14,10 @@ import {
   resolveInsightRange,
 } from "../date-range";
 import { type Formula, parseFormula } from "../formula";
-import { zonedIso } from "../labels";
-import {
-  inclusiveEnd,
-  type Line,
-  OTHER_BREAKDOWN,
-  type SeriesValues,
-  shaper,
-  type TrendsSeriesResult,
-} from "./results";
-import { type DISPLAYS, type EventsNode, type TrendsQuery } from "./schema";
+import { resolvedDateRange } from "../labels";
+import { type Line, OTHER_BREAKDOWN, type SeriesValues, shaper, type TrendsSeriesResult } from "./results";
+import type { EventsNode } from "../schema";
+import { type DISPLAYS, type TrendsQuery } from "./schema";
 
 /**
  * PostHog's trends runner (posthog/hogql_queries/insights/trends/trends_query_runner.py) over the
@@ -147,7 +141,7 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
   return {
     results,
     hasMore,
-    resolved_date_range: { date_from: zonedIso(range.from, ctx.timezone), date_to: inclusiveEnd(range, ctx.timezone) },
+    resolved_date_range: resolvedDateRange(range, ctx.timezone),
     timezone: ctx.timezone,
   };
 }

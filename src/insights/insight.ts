@@ -1,0 +1,44 @@
+import type { InsightContext } from "./context";
+import { type LifecycleResponse, planLifecycle, runLifecycle } from "./lifecycle/runner";
+import { LifecycleQuery } from "./lifecycle/schema";
+import { planStickiness, runStickiness, type StickinessResponse } from "./stickiness/runner";
+import { StickinessQuery } from "./stickiness/schema";
+import { planTrends, runTrends, type TrendsResponse } from "./trends/runner";
+import { TrendsQuery } from "./trends/schema";
+
+/** The insight kinds edgehog computes, by PostHog's `kind`: each its schema, its plan (what a run refuses) and its runner. */
+
+export type InsightQuery = TrendsQuery | LifecycleQuery | StickinessQuery;
+export type InsightResponse = TrendsResponse | LifecycleResponse | StickinessResponse;
+
+export const INSIGHT_SCHEMAS = { TrendsQuery, LifecycleQuery, StickinessQuery } as const;
+export type InsightKind = keyof typeof INSIGHT_SCHEMAS;
+
+export const isInsightKind = (kind: unknown): kind is InsightKind =>
+  typeof kind === "string" && Object.hasOwn(INSIGHT_SCHEMAS, kind);
+
+/** Everything a run of the query would refuse, refused now (a 400 naming the field). */
+export function planInsight(query: InsightQuery): void {
+  switch (query.kind) {
+    case "TrendsQuery":
+      planTrends(query);
+      return;
+    case "LifecycleQuery":
+      planLifecycle(query);
+      return;
+    case "StickinessQuery":
+      planStickiness(query);
+      return;
+  }
+}
+
+export function runInsight(ctx: InsightContext, query: InsightQuery): Promise<InsightResponse> {
+  switch (query.kind) {
+    case "TrendsQuery":
+      return runTrends(ctx, query);
+    case "LifecycleQuery":
+      return runLifecycle(ctx, query);
+    case "StickinessQuery":
+      return runStickiness(ctx, query);
+  }
+}

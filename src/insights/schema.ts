@@ -1,0 +1,95 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * The parts every insight query kind shares (PostHog's schema-general.ts): series nodes, filters,
+ * date ranges, intervals, compare, and the fields that only tune PostHog's own HogQL or drawing.
+ */
+
+export const Filters = z
+  .union([z.array(z.unknown()), z.object({ type: z.string(), values: z.array(z.unknown()) }).passthrough()])
+  .nullish()
+  .openapi({ description: "Property filters: a list (ANDed) or a `{type: AND|OR, values}` group." });
+
+export const BASE_MATHS = [
+  "total",
+  "dau",
+  "weekly_active",
+  "monthly_active",
+  "unique_session",
+  "first_time_for_user",
+  "first_matching_event_for_user",
+] as const;
+export const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const;
+const MATHS = [...BASE_MATHS, ...PROPERTY_MATHS] as const;
+
+export const EventsNode = z
+  .object({
+    kind: z.literal("EventsNode", { message: "Series must be EventsNode (edgehog has no actions or data warehouse)." }),
+    event: z.string().nullish().openapi({ description: "The event name; null or absent: every event." }),
+    name: z.string().nullish(),
+    custom_name: z.string().nullish().openapi({ description: "Display only (the series' `label` stays the event)." }),
+    math: z
+      .enum(MATHS, { message: `math must be one of: ${MATHS.join(", ")}` })
+      .nullish()
+      .openapi({ description: "Default `total` (events)." }),
+    math_property: z
+      .string()
+      .nullish()
+      .openapi({ description: "The numeric event property of sum/avg/min/max/median/pNN." }),
+    math_property_type: z.string().nullish(),
+    properties: Filters,
+    // Event lists' fields; an insight series does not use them (as PostHog).
+    limit: z.number().nullish(),
+    orderBy: z.array(z.string()).nullish(),
+    response: z.unknown().optional(),
+    version: z.number().nullish(),
+  })
+  .strict()
+  .openapi("EventsNode");
+
+export const DateRange = z
+  .object({
+    date_from: z
+      .string()
+      .nullish()
+      .openapi({ description: "`-7d` (the default), `-24h`, `mStart`, `all`, or a date." }),
+    date_to: z.string().nullish().openapi({ description: "Default now (to the end of the day or hour)." }),
+    explicitDate: z
+      .boolean()
+      .nullish()
+      .openapi({ description: "Use the dates exactly, without rounding to the interval." }),
+  })
+  .strict()
+  .openapi("DateRange");
+
+export const CompareFilter = z
+  .object({
+    compare: z.boolean().nullish(),
+    compare_to: z
+      .string()
+      .nullish()
+      .openapi({ description: "A relative offset (`-1w`, `-1m`); default the previous period." }),
+  })
+  .strict()
+  .openapi("CompareFilter");
+
+export const IntervalSchema = z.enum(["hour", "day", "week", "month"], {
+  message: "interval must be hour, day, week or month.",
+});
+
+/** Fields of every insight query that change no number: accepted, not used. */
+export const COSMETIC_FIELDS = {
+  modifiers: z.record(z.string(), z.unknown()).nullish(),
+  dataColorTheme: z.number().nullish(),
+  tags: z.unknown().optional(),
+  version: z.number().nullish(),
+  response: z.unknown().optional(),
+};
+
+/** Fields PostHog has that edgehog refuses: a 400 naming them rather than a silently different number. */
+export const REFUSED_FIELDS = {
+  samplingFactor: z.union([z.null(), z.literal(1)], { message: "Sampling is not supported." }).optional(),
+  aggregation_group_type_index: z.null({ message: "Group aggregation is not supported." }).optional(),
+};
+
+export type EventsNode = z.infer<typeof EventsNode>;
