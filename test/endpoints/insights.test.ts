@@ -63,7 +63,12 @@ beforeAll(async () => {
       });
     events.push({ event: "signup", distinctId: `u${d}`, timestamp: new Date(Date.UTC(2026, 1, d, 9)).toISOString() });
   }
-  await seed(project, { events });
+  // u<i> is a person from the day of their first pageview (day ⌊i/3⌋ + 1).
+  const persons = Array.from({ length: 12 }, (_, i) => ({
+    distinctIds: [`u${i}`],
+    createdAt: new Date(Date.UTC(2026, 1, Math.floor(i / 3) + 1)).toISOString(),
+  }));
+  await seed(project, { persons, events });
 });
 
 describe("insight endpoints", () => {
@@ -191,5 +196,54 @@ describe("insight endpoints", () => {
     });
     expect(bad.status).toBe(400);
     expect(envelope(bad).attr).toBe("query__series__0__math");
+  });
+
+  it("saves LifecycleQuery and StickinessQuery insights: runs, materialized reads and /query/ agree", async () => {
+    const range = { date_from: "2026-02-01", date_to: "2026-02-04" };
+    const lifecycle = {
+      kind: "LifecycleQuery",
+      series: [{ kind: "EventsNode", event: "$pageview" }],
+      dateRange: range,
+    };
+    const stickiness = {
+      kind: "StickinessQuery",
+      series: [
+        { kind: "EventsNode", event: "$pageview" },
+        { kind: "EventsNode", event: "signup" },
+      ],
+      dateRange: range,
+    };
+    for (const [name, query] of [
+      ["lifecycle-mat", lifecycle],
+      ["stickiness-mat", stickiness],
+    ] as const) {
+      const created = await create(name, { query, is_materialized: true });
+      expect(created.materialization, name).toMatchObject({ can_materialize: true });
+      expect(await settle(created.id)).toMatchObject({ status: "Completed", error: "" });
+      const stored = await run(name);
+      expect(stored.endpoint_materialized, name).toBe(true);
+      const direct = await call(`/api/environments/${project}/query/`, { method: "POST", body: { query } });
+      expect(direct.status, direct.text).toBe(200);
+      expect(stored.results, name).toEqual(direct.json.results);
+      // A dashboard breakdown does not apply to these kinds (PostHog ignores it too).
+      const overridden = await run(name, {
+        filters_override: { breakdown_filter: { breakdown: "$browser" } },
+        refresh: "direct",
+      });
+      expect(overridden.results, name).toEqual(direct.json.results);
+    }
+    // u0..u2 view on all four days, u9..u11 on the last only; u1..u4 sign up once each.
+    const sticky = await run("stickiness-mat");
+    expect(sticky.results.map((r: any) => [r.label, r.data])).toEqual([
+      ["$pageview", [3, 3, 3, 3]],
+      ["signup", [4, 0, 0, 0]],
+    ]);
+    const statuses = await run("lifecycle-mat");
+    expect(statuses.results.map((r: any) => [r.status, r.data])).toEqual([
+      ["new", [3, 3, 3, 3]],
+      ["returning", [0, 3, 6, 9]],
+      ["resurrecting", [0, 0, 0, 0]],
+      ["dormant", [0, 0, 0, 0]],
+    ]);
   });
 });
