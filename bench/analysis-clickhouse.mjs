@@ -2,9 +2,10 @@
 // persons, each beside the same view on D1 over 1M events / 50k persons, in the same run, each through
 // `wrangler dev`. Usage:
 //
-//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends]
+//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends|lifecycle-stickiness]
 //
-// `--views trends` times TrendsQuery insights through POST /query/ instead of the persons drill-downs.
+// `--views trends` times TrendsQuery insights through POST /query/ instead of the persons drill-downs;
+// `--views lifecycle-stickiness` LifecycleQuery and StickinessQuery insights.
 //
 // Needs `npm run clickhouse:install`: starts local-clickhouse (chdb) on a free port over a temporary
 // directory, or uses CLICKHOUSE_URL if set (a database of its own, dropped after). The ClickHouse
@@ -18,7 +19,15 @@ import { parseArgs } from "node:util";
 import { createClient } from "@clickhouse/client-web";
 import { migrate } from "../scripts/lib/clickhouse-migrations.mjs";
 import { ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
-import { ANALYSIS_VIEWS, analysisPersons, personsSql, projectSql, summarize, TRENDS_VIEWS } from "./analysis-data.mjs";
+import {
+  ANALYSIS_VIEWS,
+  analysisPersons,
+  LIFECYCLE_STICKINESS_VIEWS,
+  personsSql,
+  projectSql,
+  summarize,
+  TRENDS_VIEWS,
+} from "./analysis-data.mjs";
 import { loadIntoD1 } from "./analysis-load.mjs";
 import { benchClickHouse, bindClickHouse, machine, ROOT_KEY } from "./lib.mjs";
 import "../scripts/build-assets.mjs";
@@ -33,7 +42,10 @@ const { values: args } = parseArgs({
     views: { type: "string", default: "analysis" },
   },
 });
-const VIEWS = args.views === "trends" ? TRENDS_VIEWS : ANALYSIS_VIEWS;
+const VIEWS = { analysis: ANALYSIS_VIEWS, trends: TRENDS_VIEWS, "lifecycle-stickiness": LIFECYCLE_STICKINESS_VIEWS }[
+  args.views
+];
+if (!VIEWS) throw new Error(`--views must be analysis, trends or lifecycle-stickiness, not ${args.views}`);
 const RUNS = Number(args.runs);
 const DATABASE = `edgehog_analysis_bench_${Date.now().toString(36)}`;
 const INSERT_ROWS = 100_000;

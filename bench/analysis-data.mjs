@@ -157,6 +157,39 @@ export const TRENDS_VIEWS = [
   ["trends $pageview weekly active users, daily", "/api/environments/1/query/", trendsQuery({ math: "weekly_active" })],
 ];
 
+const insightQuery = (kind, extra = {}) => ({
+  query: {
+    kind,
+    series: [{ kind: "EventsNode", event: "$pageview" }],
+    dateRange: { date_from: "2024-03-01", date_to: "2024-03-30" },
+    interval: "day",
+    ...extra,
+  },
+});
+
+/** LifecycleQuery and StickinessQuery insights (POST /query/) over project 1 of this data set. */
+export const LIFECYCLE_STICKINESS_VIEWS = [
+  ["lifecycle $pageview, daily over 30 days", "/api/environments/1/query/", insightQuery("LifecycleQuery")],
+  [
+    "lifecycle $pageview, weekly over 30 days",
+    "/api/environments/1/query/",
+    insightQuery("LifecycleQuery", { interval: "week" }),
+  ],
+  ["stickiness $pageview, daily over 30 days", "/api/environments/1/query/", insightQuery("StickinessQuery")],
+  [
+    "stickiness $pageview, weekly over 30 days",
+    "/api/environments/1/query/",
+    insightQuery("StickinessQuery", { interval: "week" }),
+  ],
+  [
+    "stickiness $pageview, days with ≥ 3 events, cumulative",
+    "/api/environments/1/query/",
+    insightQuery("StickinessQuery", {
+      stickinessFilter: { computedAs: "cumulative", stickinessCriteria: { operator: "gte", value: 3 } },
+    }),
+  ],
+];
+
 /**
  * A response in a few words: a drill-down's persons on the page, whether it is full, correlation
  * rows; an insight's series and their total.

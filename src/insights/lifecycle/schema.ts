@@ -19,7 +19,7 @@ export const LifecycleQuery = z
     kind: z.literal("LifecycleQuery"),
     series: z
       .array(EventsNode)
-      .min(1, "A lifecycle query needs one series.")
+      .min(1, "Lifecycle insights require at least one series.")
       .max(1, "A lifecycle query takes one series."),
     dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),

@@ -47,7 +47,7 @@ const StickinessFilter = z
 export const StickinessQuery = z
   .object({
     kind: z.literal("StickinessQuery"),
-    series: z.array(EventsNode).min(1, "A stickiness query needs at least one series."),
+    series: z.array(EventsNode).min(1, "Stickiness insights require at least one series."),
     dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),
     intervalCount: z

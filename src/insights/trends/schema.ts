@@ -98,7 +98,7 @@ const BreakdownFilter = z
 export const TrendsQuery = z
   .object({
     kind: z.literal("TrendsQuery"),
-    series: z.array(EventsNode).min(1, "A trends query needs at least one series."),
+    series: z.array(EventsNode).min(1, "Trends insights require at least one series."),
     dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),
     properties: Filters,
