@@ -67,8 +67,8 @@ export default defineConfig(async () => {
               // wait for the queue). query-plan.test.ts is about SQLite's plans only.
               "test/persons-analysis/*.test.ts",
               "test/conformance/posthog-funnel-*.test.ts",
-              "test/conformance/posthog-lifecycle-persons.test.ts",
-              "test/conformance/posthog-stickiness-persons.test.ts",
+              "test/conformance/posthog-lifecycle*.test.ts",
+              "test/conformance/posthog-stickiness*.test.ts",
               "test/conformance/posthog-trends*.test.ts",
               // Insights answer the same numbers on ClickHouse.
               "test/insights/*.test.ts",
