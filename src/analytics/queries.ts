@@ -140,11 +140,11 @@ export interface LifecycleCount {
   persons: number;
 }
 
-/** The persons of one status in one period of a lifecycle question. */
+/** The persons of a lifecycle question with `status` in `period` (either absent: any status, any period of the range). */
 export interface LifecycleActorsQuery {
   question: LifecycleQuestion;
-  period: number;
-  status: LifecycleType;
+  period?: number;
+  status?: LifecycleType;
   rows: RowWindow;
 }
 

@@ -46,3 +46,14 @@ export function serializedPerson(person: PersonWithIds) {
     value_at_data_point: null,
   };
 }
+
+/** An actor of PostHog's ActorsQuery (actor_strategies.py PersonStrategy): the uuid as `id`. */
+export function actorRecord(person: PersonWithIds) {
+  return {
+    id: person.uuid,
+    properties: person.properties,
+    is_identified: person.isIdentified,
+    created_at: person.createdAt,
+    distinct_ids: sortedDistinctIds(person.distinctIds),
+  };
+}

@@ -5,12 +5,14 @@ export const QueryRequest = z
   .object({
     query: z.record(z.string(), z.unknown()).openapi({
       description:
-        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
+        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, `ActorsQuery` (the persons of an insight's point, from an `InsightActorsQuery`), or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
       oneOf: [
         { $ref: "#/components/schemas/HogQLQueryNode" },
         { $ref: "#/components/schemas/TrendsQuery" },
         { $ref: "#/components/schemas/LifecycleQuery" },
         { $ref: "#/components/schemas/StickinessQuery" },
+        { $ref: "#/components/schemas/ActorsQuery" },
+        { $ref: "#/components/schemas/InsightActorsQuery" },
         { $ref: "#/components/schemas/QueryWrapperNode" },
       ],
     }),
@@ -54,7 +56,10 @@ export const QueryResponse = z
   .object({
     results: z.array(z.unknown()),
     columns: z.array(z.string()).optional(),
-    types: z.array(z.array(z.string())).optional(),
+    types: z
+      .array(z.union([z.array(z.string()), z.string()]))
+      .optional()
+      .describe("HogQL: `[column, type]` pairs; ActorsQuery: one type per column."),
     hasMore: z.boolean(),
     limit: z.number().int().optional(),
     offset: z.number().int().optional(),
@@ -62,6 +67,7 @@ export const QueryResponse = z
     last_refresh: z.string(),
     next_allowed_client_refresh: z.string(),
     timezone: z.string(),
+    missing_actors_count: z.number().int().optional().describe("ActorsQuery: persons of the page whose row is gone."),
     resolved_date_range: z.object({ date_from: z.string(), date_to: z.string() }).optional(),
     hogql: z.string().nullable(),
     timings: z.null(),

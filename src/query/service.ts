@@ -7,6 +7,7 @@ import { insightSettingsOf } from "../insights/context";
 import { applyDashboardFilters } from "../insights/dashboard-filters";
 import { parseInsightQuery } from "../insights/parse";
 import { runInsight } from "../insights/insight";
+import { runActorsQuery, runInsightActorsQuery } from "./actors";
 import { ApiError, validationError } from "../lib/errors";
 import { isObject } from "../lib/json";
 import type { Project } from "../projects/service";
@@ -14,6 +15,8 @@ import type { QueryResponse } from "./schema";
 
 /** Wrapper nodes of PostHog's app and agent toolkit: the query is their `source` (PostHog's get_query_runner unwraps them). */
 const WRAPPERS = new Set(["InsightVizNode", "DataVisualizationNode", "DataTableNode"]);
+/** The persons of an insight's point, asked on their own (PostHog answers their raw actor ids). */
+const ACTORS_SOURCES = new Set(["InsightActorsQuery", "StickinessActorsQuery"]);
 
 export interface QueryRequestInput {
   query: Record<string, unknown>;
@@ -21,8 +24,9 @@ export interface QueryRequestInput {
 }
 
 /**
- * PostHog's Query API, synchronously: a HogQL query or an insight, unwrapped from its wrapper node,
- * run on the project's analytics store, answered with PostHog's response fields.
+ * PostHog's Query API, synchronously: a HogQL query, an insight, or the persons of an insight's
+ * point (ActorsQuery), unwrapped from its wrapper node, run on the project's analytics store,
+ * answered with PostHog's response fields.
  */
 export async function runQuery(env: Env, db: Db, project: Project, input: QueryRequestInput): Promise<QueryResponse> {
   let node: unknown = input.query;
@@ -46,17 +50,25 @@ export async function runQuery(env: Env, db: Db, project: Project, input: QueryR
     modifiers: {},
   };
 
-  if (node.kind === "HogQLQuery") {
-    if (input.filters_override)
-      throw validationError("filters_override applies to insight queries only.", "filters_override");
-    return { ...common, ...(await runHogQLQuery(env, db, project, node)), error: null };
+  const actors = node.kind === "ActorsQuery" || ACTORS_SOURCES.has(node.kind);
+  if (input.filters_override && (actors || node.kind === "HogQLQuery"))
+    throw validationError("filters_override applies to insight queries only.", "filters_override");
+
+  if (node.kind === "HogQLQuery") return { ...common, ...(await runHogQLQuery(env, db, project, node)), error: null };
+
+  const ctx = { ...insightSettingsOf(project), now: refreshed.getTime(), store: analyticsStore(env, db) };
+  if (actors) {
+    const answer =
+      node.kind === "ActorsQuery"
+        ? await runActorsQuery(ctx, db, node, attr)
+        : await runInsightActorsQuery(ctx, db, node, attr);
+    return { ...common, ...answer, hogql: null, error: null };
   }
 
   const query = parseInsightQuery(
     input.filters_override ? applyDashboardFilters(node, input.filters_override) : node,
     attr,
   );
-  const ctx = { ...insightSettingsOf(project), now: refreshed.getTime(), store: analyticsStore(env, db) };
   // The runner names fields of the query itself.
   const answer = await runInsight(ctx, query).catch((error: unknown) => {
     throw error instanceof ApiError ? error.under(attr) : error;

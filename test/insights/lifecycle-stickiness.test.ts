@@ -148,3 +148,70 @@ describe("StickinessQuery", () => {
     expect(bad.attr).toBe("query__stickinessFilter__stickinessCriteria__operator");
   });
 });
+
+describe("ActorsQuery over an InsightActorsQuery", () => {
+  const actors = async (source: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    ask({ kind: "ActorsQuery", select: ["actor"], orderBy: [], source, ...extra });
+  const namesOf = (body: any) => body.results.map((row: any) => row[0].distinct_ids.join("+")).sort();
+  const lifecycle = { kind: "LifecycleQuery", series: pageviews, dateRange: RANGE };
+  const stickiness = { kind: "StickinessQuery", series: pageviews, dateRange: RANGE };
+
+  it("answers the persons of a lifecycle status in a bucket, or of every bucket", async () => {
+    const point = (day: string | undefined, status: string | undefined) =>
+      actors({ kind: "InsightActorsQuery", source: lifecycle, day, status });
+    expect(namesOf(await point("2020-01-03", "dormant"))).toEqual(["alice"]);
+    expect(namesOf(await point("2020-01-04", "dormant"))).toEqual(["bob", "carol"]);
+    expect(namesOf(await point("2020-01-02", "resurrecting"))).toEqual(["bob"]);
+    expect(namesOf(await point(undefined, "new"))).toEqual(["alice", "carol"]);
+    expect(namesOf(await point(undefined, undefined))).toEqual(["alice", "bob", "carol"]);
+    expect(namesOf(await point("2019-12-01", "new"))).toEqual([]);
+    const body = await point("2020-01-01", "new");
+    expect(body.columns).toEqual(["actor"]);
+    expect(Object.keys(body.results[0][0]).sort()).toEqual([
+      "created_at",
+      "distinct_ids",
+      "id",
+      "is_identified",
+      "properties",
+    ]);
+  });
+
+  it("answers the persons of a stickiness point, by operator, series and period", async () => {
+    const point = (extra: Record<string, unknown>, source: Record<string, unknown> = stickiness) =>
+      actors({ kind: "InsightActorsQuery", source, ...extra });
+    expect(namesOf(await point({ day: 2 }))).toEqual(["bob"]);
+    expect(namesOf(await point({ day: 2, kind: "StickinessActorsQuery", operator: "gte" }))).toEqual(["alice", "bob"]);
+    const cumulative = { ...stickiness, stickinessFilter: { computedAs: "cumulative" } };
+    expect(namesOf(await point({ day: 2 }, cumulative))).toEqual(["alice", "bob"]);
+    const compared = { ...stickiness, dateRange: { date_from: "2020-01-03", date_to: "2020-01-04" } };
+    expect(namesOf(await point({ day: 2, compare: "previous" }, compared))).toEqual(["alice"]);
+    const two = { ...stickiness, series: [...pageviews, { kind: "EventsNode", event: "other" }] };
+    expect(namesOf(await point({ day: 1, series: 1 }, two))).toEqual(["dave"]);
+  });
+
+  it("pages with hasMore, selects person columns, and refuses what it does not support", async () => {
+    const source = { kind: "InsightActorsQuery", source: lifecycle, status: "new" };
+    const first = await actors(source, { limit: 1, select: ["id", "properties.missing", "person.$delete"] });
+    expect(first).toMatchObject({ hasMore: true, limit: 1, offset: 0, missing_actors_count: 0 });
+    expect(first.columns).toEqual(["id", "properties.missing", "person.$delete"]);
+    expect(first.results[0].slice(1)).toEqual([null, 1]);
+    const second = await actors(source, { limit: 1, offset: 1, select: ["id"] });
+    expect(second.hasMore).toBe(false);
+    expect(second.results[0][0]).not.toBe(first.results[0][0]);
+    const raw = await ask(source);
+    expect(raw.columns).toEqual(["actor_id"]);
+    expect(raw.results.length).toBe(2);
+
+    const ordered = await refused({ kind: "ActorsQuery", source, orderBy: ["properties.email DESC"] });
+    expect(ordered.attr).toBe("query__orderBy");
+    const badSelect = await refused({ kind: "ActorsQuery", source, select: ["actor", "count()"] });
+    expect(badSelect.attr).toBe("query__select__1");
+    const badStatus = await refused({ kind: "ActorsQuery", source: { ...source, status: "churned" } });
+    expect(badStatus.attr).toBe("query__source__status");
+    const trends = await refused({
+      kind: "ActorsQuery",
+      source: { kind: "InsightActorsQuery", source: { kind: "TrendsQuery", series: pageviews }, day: "2020-01-01" },
+    });
+    expect(trends.attr).toBe("query__source__source__kind");
+  });
+});

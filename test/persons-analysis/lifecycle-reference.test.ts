@@ -7,7 +7,7 @@ import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtur
  * independent computation: PostHog's lifecycle array logic (lifecycle_query_runner.py) and a
  * distinct-day count for stickiness, over local days taken from Intl's en-CA date format. The
  * LifecycleQuery and StickinessQuery insights over the same question count exactly the persons the
- * drill-downs return.
+ * drill-downs return, and their ActorsQuery drill-downs return those same persons.
  */
 const ZONE = "America/New_York";
 const localDay = new Intl.DateTimeFormat("en-CA", {
@@ -65,36 +65,40 @@ function referenceLifecycle(times: number[], created: number): Map<string, strin
   return out;
 }
 
-/** The LifecycleQuery over the same range and event (POST /query/): its four series. */
-async function lifecycleInsight(): Promise<{ status: string; data: number[]; days: string[] }[]> {
-  const res = await call(`/api/environments/${projectId}/query/`, {
-    method: "POST",
-    body: {
-      query: {
-        kind: "LifecycleQuery",
-        series: [{ kind: "EventsNode", event: "pageview" }],
-        dateRange: { date_from: FROM, date_to: TO },
-      },
-    },
-  });
+const insightOf = (kind: string) => ({
+  kind,
+  series: [{ kind: "EventsNode", event: "pageview" }],
+  dateRange: { date_from: FROM, date_to: TO },
+});
+const LIFECYCLE = insightOf("LifecycleQuery");
+const STICKINESS = insightOf("StickinessQuery");
+
+/** Runs a query through POST /query/ (200 expected). */
+async function ask(query: Record<string, unknown>) {
+  const res = await call(`/api/environments/${projectId}/query/`, { method: "POST", body: { query } });
   expect(res.status, res.text).toBe(200);
-  return res.json.results;
+  return res.json;
+}
+
+/** The LifecycleQuery over the same range and event: its four series. */
+async function lifecycleInsight(): Promise<{ status: string; data: number[]; days: string[] }[]> {
+  return (await ask(LIFECYCLE)).results;
 }
 
 /** The StickinessQuery over the same range and event: its one series. */
 async function stickinessInsight(): Promise<{ data: number[]; days: number[] }> {
-  const res = await call(`/api/environments/${projectId}/query/`, {
-    method: "POST",
-    body: {
-      query: {
-        kind: "StickinessQuery",
-        series: [{ kind: "EventsNode", event: "pageview" }],
-        dateRange: { date_from: FROM, date_to: TO },
-      },
-    },
+  return (await ask(STICKINESS)).results[0];
+}
+
+/** The persons of one point of an insight (ActorsQuery over an InsightActorsQuery), as sorted uuids. */
+async function insightActors(source: Record<string, unknown>, point: Record<string, unknown>): Promise<string[]> {
+  const body = await ask({
+    kind: "ActorsQuery",
+    select: ["id"],
+    limit: 1000,
+    source: { kind: "InsightActorsQuery", source, ...point },
   });
-  expect(res.status, res.text).toBe(200);
-  return res.json.results[0];
+  return body.results.map((row: string[]) => row[0]).sort();
 }
 
 describe("lifecycle and stickiness match an independent computation", () => {
@@ -115,7 +119,8 @@ describe("lifecycle and stickiness match an independent computation", () => {
           .sort();
         if (want.length) nonEmpty++;
         expect(uuidsOf(res.json), `${day} ${type}`).toEqual(want);
-        // The insight's count is the size of the drill-down's set (dormant ones negative).
+        // The insight's persons (ActorsQuery) are the drill-down's, and its count their number (dormant negative).
+        expect(await insightActors(LIFECYCLE, { day, status: type }), `actors ${day} ${type}`).toEqual(want);
         const series = insight.find((r) => r.status === type)!;
         expect(series.days[i]).toBe(day);
         expect(Math.abs(series.data[i]), `insight ${day} ${type}`).toBe(want.length);
@@ -142,6 +147,7 @@ describe("lifecycle and stickiness match an independent computation", () => {
           .sort(),
       );
       expect(insight.data[n - 1], `insight n=${n}`).toBe(uuidsOf(res.json).length);
+      expect(await insightActors(STICKINESS, { day: n }), `actors n=${n}`).toEqual(uuidsOf(res.json));
     }
   });
 });

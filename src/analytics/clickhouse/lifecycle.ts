@@ -51,14 +51,17 @@ export async function lifecycleCountsOnClickHouse(
   return rows.map((r) => ({ period: Number(r.period), status: r.status, persons: Number(r.persons) }));
 }
 
-/** The persons of one status in one period (D1 ids in id order), from the same statuses as the counts. */
+/** The persons of a status in a period, or in any (D1 ids in id order), from the same statuses as the counts. */
 export async function lifecycleActorIdsOnClickHouse(
   client: ClickHouseClient,
   query: LifecycleActorsQuery,
   cohorts: ClickHouseCohorts,
 ): Promise<number[]> {
   const params = new ClickHouseParams(query.question.projectId);
-  const selected = `(SELECT pid FROM ${statusesSql(query.question, params, cohorts)}
-    WHERE idx = ${params.bind(query.period, "Int64")} AND status = ${params.text(query.status)})`;
+  const where = [
+    query.period === undefined ? "idx >= 1" : `idx = ${params.bind(query.period, "Int64")}`,
+    query.status === undefined ? "1" : `status = ${params.text(query.status)}`,
+  ].join(" AND ");
+  const selected = `(SELECT pid FROM ${statusesSql(query.question, params, cohorts)} WHERE ${where})`;
   return runAnalysis(client, personPage(selected, query.rows, params), params);
 }

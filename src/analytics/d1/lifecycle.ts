@@ -58,15 +58,19 @@ export async function lifecycleCounts(
   return runAll<{ period: number; status: LifecycleType; persons: number }>(d1, sql, params);
 }
 
-/** The persons of one status in one period, from the same statuses as the counts. */
+/** The persons of a status in a period (or in any), from the same statuses as the counts. */
 export async function lifecycleActorIds(
   d1: D1Client,
   query: LifecycleActorsQuery,
   cohorts: CohortSql,
 ): Promise<number[]> {
   const params = new Params();
+  const where = [
+    query.period === undefined ? "idx >= 1" : `idx = ${params.bind(query.period)}`,
+    query.status === undefined ? "1" : `status = ${params.bind(query.status)}`,
+  ].join(" AND ");
   const sql = `WITH ${statusesSql(query.question, params, cohorts)}
-    SELECT pid FROM statuses WHERE idx = ${params.bind(query.period)} AND status = ${params.bind(query.status)}
+    SELECT DISTINCT pid FROM statuses WHERE ${where}
     ORDER BY pid LIMIT ${params.bind(query.rows.limit)} OFFSET ${params.bind(query.rows.offset)}`;
   return (await runAll<{ pid: number }>(d1, sql, params)).map((r) => r.pid);
 }

@@ -4,7 +4,7 @@ import { LIFECYCLE_TYPES, type LifecycleQuestion } from "../../analytics/queries
 import { clockOf } from "../../lib/time/date-range";
 import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
-import { resolveInsightRange } from "../date-range";
+import { type InsightRange, resolveInsightRange } from "../date-range";
 import { bucketDay, bucketLabel, resolvedDateRange } from "../labels";
 import type { LifecycleQuery, LifecycleSeriesSchema } from "./schema";
 
@@ -40,12 +40,17 @@ export function lifecycleQuestion(ctx: InsightContext, query: LifecycleQuery, st
   };
 }
 
-export async function runLifecycle(ctx: InsightContext, query: LifecycleQuery): Promise<LifecycleResponse> {
-  planLifecycle(query);
-  const interval = query.interval ?? "day";
-  const range = await resolveInsightRange(query.dateRange ?? {}, interval, clockOf(ctx), () =>
+/** The range a lifecycle query reads: its buckets are the range's periods. */
+export function lifecycleRange(ctx: InsightContext, query: LifecycleQuery): Promise<InsightRange> {
+  return resolveInsightRange(query.dateRange ?? {}, query.interval ?? "day", clockOf(ctx), () =>
     ctx.store.earliestEvent(ctx.projectId),
   );
+}
+
+export async function runLifecycle(ctx: InsightContext, query: LifecycleQuery): Promise<LifecycleResponse> {
+  planLifecycle(query);
+  const range = await lifecycleRange(ctx, query);
+  const interval = range.interval;
   const counts = await ctx.store.lifecycle(lifecycleQuestion(ctx, query, range.starts));
   const zone = ctx.timezone;
   const labels = range.starts.map((s) => bucketLabel(s, interval, zone, range));

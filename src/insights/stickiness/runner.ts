@@ -51,7 +51,7 @@ export function stickinessQuestion(
 }
 
 /** The range a stickiness query reads (the current period). */
-export async function stickinessRange(ctx: InsightContext, query: StickinessQuery): Promise<InsightRange> {
+export function stickinessRange(ctx: InsightContext, query: StickinessQuery): Promise<InsightRange> {
   return resolveInsightRange(query.dateRange ?? {}, query.interval ?? "day", clockOf(ctx), () =>
     ctx.store.earliestEvent(ctx.projectId),
   );

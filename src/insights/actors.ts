@@ -1,0 +1,76 @@
+import { z } from "@hono/zod-openapi";
+import { LIFECYCLE_TYPES, type RowWindow } from "../analytics/queries";
+import { ApiError, fromZodError, validationError } from "../lib/errors";
+import type { InsightContext } from "./context";
+import { lifecycleActorIds } from "./lifecycle/actors";
+import { parseInsightQuery } from "./parse";
+import { COSMETIC_FIELDS } from "./schema";
+import { stickinessActorIds } from "./stickiness/actors";
+
+/**
+ * PostHog's InsightActorsQuery (and StickinessActorsQuery, which adds `operator`): the persons of
+ * one point of an insight, found by the same engine statement as the insight's counts.
+ */
+export const InsightActorsQuery = z
+  .object({
+    kind: z.enum(["InsightActorsQuery", "StickinessActorsQuery"]),
+    source: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The insight: LifecycleQuery or StickinessQuery." }),
+    day: z.union([z.string(), z.number().int()]).nullish().openapi({
+      description: "Lifecycle: a date of the bucket (one of `days`); stickiness: the number of intervals.",
+    }),
+    status: z.enum(LIFECYCLE_TYPES, { message: `status must be one of: ${LIFECYCLE_TYPES.join(", ")}.` }).nullish(),
+    series: z.number().int().min(0).nullish().openapi({ description: "Stickiness: the series' index (default 0)." }),
+    compare: z.enum(["current", "previous"]).nullish(),
+    operator: z
+      .enum(["gte", "lte", "exact"], { message: "operator must be gte, lte or exact." })
+      .nullish()
+      .openapi({ description: "Stickiness: how the number of active intervals compares with `day` (default exact)." }),
+    breakdown: z.null({ message: "breakdown applies to trends, funnels and retention actors." }).optional(),
+    interval: z.null({ message: "interval applies to retention actors." }).optional(),
+    includeRecordings: z.boolean().nullish(),
+    ...COSMETIC_FIELDS,
+  })
+  .strict()
+  .openapi("InsightActorsQuery");
+
+/** The persons (ids, in id order, `rows` of them) of an InsightActorsQuery given as PostHog's JSON; a 400 names fields under `attr`. */
+export async function insightActorIds(
+  ctx: InsightContext,
+  raw: Record<string, unknown>,
+  attr: string,
+  rows: RowWindow,
+): Promise<number[]> {
+  const parsed = InsightActorsQuery.safeParse(raw);
+  if (!parsed.success) throw fromZodError(parsed.error).under(attr);
+  const actors = parsed.data;
+  const source = parseInsightQuery(actors.source, `${attr}__source`);
+  try {
+    switch (source.kind) {
+      case "LifecycleQuery": {
+        const day = actors.day === null || actors.day === undefined ? undefined : String(actors.day);
+        return await lifecycleActorIds(ctx, source, { day, status: actors.status ?? undefined }, rows);
+      }
+      case "StickinessQuery": {
+        const day = actors.day === null || actors.day === undefined ? undefined : Number(actors.day);
+        if (day !== undefined && !(Number.isInteger(day) && day >= 1))
+          throw validationError("day must be a number of intervals (1 or more).", "day");
+        const pick = {
+          day,
+          series: actors.series ?? undefined,
+          compare: actors.compare ?? undefined,
+          operator: actors.operator ?? undefined,
+        };
+        return await stickinessActorIds(ctx, source, pick, rows);
+      }
+      case "TrendsQuery":
+        throw validationError(
+          "The persons of a TrendsQuery data point are not computed yet (LifecycleQuery and StickinessQuery are).",
+          "source__kind",
+        );
+    }
+  } catch (error) {
+    throw error instanceof ApiError ? error.under(attr) : error;
+  }
+}

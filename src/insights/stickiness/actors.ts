@@ -1,0 +1,38 @@
+import type { CountOperator, RowWindow } from "../../analytics/queries";
+import { validationError } from "../../lib/errors";
+import { clockOf } from "../../lib/time/date-range";
+import type { InsightContext } from "../context";
+import { previousRange } from "../date-range";
+import { planStickiness, stickinessQuestion, stickinessRange } from "./runner";
+import type { StickinessQuery } from "./schema";
+
+/**
+ * The persons behind a stickiness result (PostHog's stickiness to_actors_query): those of series
+ * `series` (default the first) active in `day` intervals, compared by `operator` (default exactly;
+ * at least in a cumulative query, as its data counts them); without a day, every active person. In
+ * the previous period with `compare: "previous"`. The same question as the counts, so the same
+ * persons. Person ids in id order, `rows` of them.
+ */
+export async function stickinessActorIds(
+  ctx: InsightContext,
+  query: StickinessQuery,
+  pick: { day?: number; series?: number; compare?: "current" | "previous"; operator?: CountOperator },
+  rows: RowWindow,
+): Promise<number[]> {
+  planStickiness(query);
+  const order = pick.series ?? 0;
+  const node = query.series[order];
+  if (!node) throw validationError(`The query has no series ${order}.`, "series");
+  const current = await stickinessRange(ctx, query);
+  const range =
+    pick.compare === "previous"
+      ? previousRange(current, query.dateRange ?? {}, query.compareFilter?.compare_to, clockOf(ctx))
+      : current;
+  const cumulative = query.stickinessFilter?.computedAs === "cumulative";
+  return ctx.store.stickinessActors({
+    question: stickinessQuestion(ctx, query, node, order, range),
+    activePeriods: pick.day ?? 1,
+    operator: pick.day === undefined || cumulative ? "gte" : (pick.operator ?? "exact"),
+    rows,
+  });
+}
