@@ -33,9 +33,13 @@ export const ActorsQuery = z
       .max(0, { message: "orderBy is not supported: persons come in their order (send [] or leave it out)." })
       .nullish(),
     search: z.literal("", { message: "search is not supported for an insight's persons." }).nullish(),
-    properties: z.array(z.never(), { message: "properties are not supported for an insight's persons." }).nullish(),
+    properties: z
+      .array(z.unknown())
+      .max(0, { message: "properties are not supported for an insight's persons." })
+      .nullish(),
     fixedProperties: z
-      .array(z.never(), { message: "fixedProperties are not supported for an insight's persons." })
+      .array(z.unknown())
+      .max(0, { message: "fixedProperties are not supported for an insight's persons." })
       .nullish(),
     limit: z
       .number()
@@ -55,7 +59,8 @@ type Column = { type: string; value: (person: PersonWithIds) => unknown };
 
 /** What a select expression reads of a person, and its ClickHouse type as PostHog reports it. */
 function columnOf(expression: string, attr: string): Column {
-  const text = expression.trim();
+  // An alias names the column only (`properties.name as n`).
+  const text = expression.replace(/\s+as\s+[A-Za-z_$][\w$]*\s*$/i, "").trim();
   if (text === "actor" || text === "person") return { type: "UUID", value: actorRecord };
   if (text === "id" || text === "actor_id") return { type: "UUID", value: (p) => p.uuid };
   if (text === "person.$delete") return { type: "UInt8", value: () => 1 };

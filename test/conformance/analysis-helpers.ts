@@ -5,7 +5,8 @@ import { capture } from "../persons/helpers";
 /**
  * Shared by the conformance suites that replay PostHog's analysis drill-down tests (funnel,
  * correlation, lifecycle, stickiness): data goes in through the public capture API, questions go
- * to the public drill-down routes, answers are compared by the persons' distinct ids.
+ * to the public drill-down routes or, where PostHog's tests use it, to the Query API's ActorsQuery;
+ * answers are compared by the persons' distinct ids.
  */
 
 /** One event of a journey, as PostHog's `journeys_for` takes it (timestamps ISO 8601, UTC). */
@@ -126,6 +127,31 @@ export const sorted = (ids: string[]): string[] => [...ids].sort();
  * recordings: edgehog has no recordings, ignores `include_recordings` and answers `matched_recordings: []`.
  */
 export const RECORDINGS_ROW = "Persons analysis: include_recordings (ignored, matched_recordings is always [])";
+
+/**
+ * Runs PostHog's `ActorsQuery` over an insight's persons through `POST /api/environments/:project_id/query/`:
+ * `source` is an InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery or StickinessQuery.
+ * Expects 200 and returns the rows (`results`, one per person, a value per `select`ed column).
+ */
+export async function insightActorsOk(
+  projectId: number,
+  source: Record<string, unknown>,
+  select: string[] = ["actor"],
+): Promise<unknown[][]> {
+  const res = await call(`/api/environments/${projectId}/query/`, {
+    method: "POST",
+    body: { query: { kind: "ActorsQuery", select, orderBy: [], source } },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.results as unknown[][];
+}
+
+/**
+ * The persons of ActorsQuery rows whose column `column` is `actor`, as `distinctIdSetOf` gives them
+ * for a drill-down response: each person's distinct ids sorted and joined with `+`, the whole sorted.
+ */
+export const actorIdSetOf = (rows: unknown[][], column = 0): string[] =>
+  rows.map((row) => [...(row[column] as { distinct_ids: string[] }).distinct_ids].sort().join("+")).sort();
 
 /** PostHog's person properties of `_create_events`: `name`, and `email` for p1. */
 export function namesOf(data: [string, string[]][]) {

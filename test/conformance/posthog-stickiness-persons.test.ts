@@ -1,19 +1,24 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
 import {
+  actorIdSetOf,
   captureJourneys,
   distinctIdSetOf,
   drillDownOk,
   FOUR_PERSONS,
+  insightActorsOk,
   type JourneyEvent,
   type Journeys,
   namesOf,
+  sorted,
 } from "./analysis-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
- * PostHog's stickiness actor (drill-down) tests, replayed against
- * `GET /api/environments/:project_id/persons/stickiness/`. Data goes in through `POST /batch/`;
+ * PostHog's stickiness actor tests, replayed against the drill-down route
+ * `GET /api/environments/:project_id/persons/stickiness/` (test_stickiness.py, test_clickhouse_stickiness.py)
+ * or, where PostHog's tests use it, against the Query API (`POST /api/environments/:project_id/query/`): an
+ * ActorsQuery over an InsightActorsQuery or StickinessActorsQuery. Data goes in through `POST /batch/`;
  * persons are compared by distinct id (a person with several: sorted and joined with `+`).
  */
 
@@ -82,8 +87,10 @@ conformance({ name: "PostHog stickiness actors tests (test_clickhouse_stickiness
 conformance(
   { name: "PostHog stickiness actors tests (test_insight_actors_query_runner.py)", version: "10cbdf3a54" },
   () => {
-    // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: InsightActorsQuery over a
-    // StickinessQuery, team in US/Pacific. Persons are created at their first event, as PostHog's fixture.
+    // posthog/hogql_queries/insights/test/test_insight_actors_query_runner.py: an ActorsQuery
+    // (`select: ["properties.name"]`) over an InsightActorsQuery (`day: 2`) over a StickinessQuery, team in
+    // US/Pacific, replayed through the Query API. Persons are created at their first event, as PostHog's
+    // fixture. PostHog's answer is the persons' names, each the person's distinct id.
     agrees("test_insight_persons_stickiness_query", async () => {
       const project = await createProject(undefined, "US/Pacific");
       await captureJourneys(
@@ -96,15 +103,21 @@ conformance(
         ),
         namesOf(FOUR_PERSONS),
       );
-      const body = await drillDownOk(project.id, "stickiness", {
-        date_from: "2020-01-09",
-        date_to: "2020-01-19",
-        events: [{ id: "$pageview", type: "events", order: 0 }],
-        entity_id: "$pageview",
-        entity_type: "events",
-        stickiness_days: 2,
-      });
-      expect(distinctIdSetOf(body)).toEqual(["p2"]);
+      const rows = await insightActorsOk(
+        project.id,
+        {
+          kind: "InsightActorsQuery",
+          day: 2,
+          source: {
+            kind: "StickinessQuery",
+            dateRange: { date_from: "2020-01-09", date_to: "2020-01-19" },
+            series: [{ kind: "EventsNode", event: "$pageview" }],
+          },
+        },
+        ["actor", "properties.name"],
+      );
+      expect(actorIdSetOf(rows)).toEqual(["p2"]);
+      expect(rows.map((row) => row[1])).toEqual(["p2"]);
     });
 
     notExpressible("test_insight_persons_stickiness_groups_query", "group aggregation");
@@ -114,38 +127,110 @@ conformance(
 conformance(
   { name: "PostHog stickiness actors tests (test_stickiness_query_runner.py)", version: "7c159bb414" },
   () => {
-    // posthog/hogql_queries/insights/test/test_stickiness_query_runner.py: StickinessActorsQuery /
-    // `to_actors_query(interval_num, operator)` over a StickinessQuery (UTC team, `$pageview`).
+    // posthog/hogql_queries/insights/test/test_stickiness_query_runner.py: the persons of a StickinessQuery
+    // (UTC team, `$pageview`, `interval: "day"`), as a StickinessActorsQuery (`day`, `operator`) or
+    // `to_actors_query(interval_num, operator)`, replayed as an ActorsQuery over a StickinessActorsQuery through
+    // the Query API. PostHog counts the rows; where its comments name the persons, their distinct ids are compared.
 
-    // Actors of a 2-day `intervalCount`, with operators exact and gte.
-    notExpressible("test_interval_2_day_filtering", "intervalCount");
-    notExpressible("test_actor_query_cumulative", "cumulative stickiness");
-
-    agrees("test_actor_query_non_cumulative", async () => {
+    /** `_create_events`: `$pageview`s per distinct id (each with `properties`), persons named after their id, p1 with an email. */
+    async function projectWith(
+      pageviews: Record<string, string[]>,
+      properties: Record<string, Record<string, unknown>> = {},
+    ) {
       const project = await createProject();
-      const pageviews = (...days: string[]) =>
-        days.map((d) => ({ event: "$pageview", timestamp: `2020-01-${d}T12:00:00Z` }));
       await captureJourneys(
         project.api_token,
-        { p1: pageviews("11", "12", "13"), p2: pageviews("11", "12"), p3: pageviews("11") },
-        { p1: { name: "p1", email: "test@posthog.com" }, p2: { name: "p2" }, p3: { name: "p3" } },
+        Object.fromEntries(
+          Object.entries(pageviews).map(([id, timestamps]) => [
+            id,
+            timestamps.map((timestamp) => ({ event: "$pageview", timestamp, properties: properties[id] ?? {} })),
+          ]),
+        ),
+        namesOf(Object.entries(pageviews)),
       );
-      const actors = (days: number) =>
-        drillDownOk(project.id, "stickiness", {
-          date_from: "2020-01-11",
-          date_to: "2020-01-13",
-          events: [{ id: "$pageview", type: "events", order: 0 }],
-          entity_id: "$pageview",
-          entity_type: "events",
-          interval: "day",
-          stickiness_days: days,
-        });
-      // PostHog asserts one actor each: "Only p3 / p2 / p1 was active for exactly 1 / 2 / 3 days".
-      expect(distinctIdSetOf(await actors(1))).toEqual(["p3"]);
-      expect(distinctIdSetOf(await actors(2))).toEqual(["p2"]);
-      expect(distinctIdSetOf(await actors(3))).toEqual(["p1"]);
+      return project.id;
+    }
+
+    /** `_get_query(...)`: a StickinessQuery of `$pageview` by day. */
+    const stickinessQuery = (date_from: string, date_to: string, extra: Record<string, unknown> = {}) => ({
+      kind: "StickinessQuery",
+      series: [{ kind: "EventsNode", event: "$pageview" }],
+      dateRange: { date_from, date_to },
+      interval: "day",
+      ...extra,
     });
 
-    notExpressible("test_actor_query_with_operator", "stickiness operators (gte/lte)");
+    /** The persons (distinct id set) of a StickinessActorsQuery: `day` intervals, compared by `operator` when given. */
+    const actors = async (projectId: number, source: Record<string, unknown>, day: number, operator?: string) =>
+      actorIdSetOf(
+        await insightActorsOk(projectId, {
+          kind: "StickinessActorsQuery",
+          source,
+          day,
+          ...(operator ? { operator } : {}),
+        }),
+      );
+
+    /** The data of the `test_actor_query_*` tests: p1 active 11–13 January, p2 11–12, p3 the 11th. */
+    const THREE_PERSONS = {
+      p1: ["2020-01-11T12:00:00Z", "2020-01-12T12:00:00Z", "2020-01-13T12:00:00Z"],
+      p2: ["2020-01-11T12:00:00Z", "2020-01-12T12:00:00Z"],
+      p3: ["2020-01-11T12:00:00Z"],
+    };
+
+    agrees("test_interval_2_day_filtering", async () => {
+      // Intervals of 2 days from 11 January to the 20th: p1 is active in all 5, p2 (11th, 13th, 15th) in 3.
+      // (Its counts half, data [0, 0, 1, 0, 1], is replayed in posthog-stickiness.test.ts.)
+      const projectId = await projectWith(
+        {
+          p1: [
+            "2020-01-11T12:00:00Z",
+            "2020-01-12T12:00:00Z",
+            "2020-01-13T12:00:00Z",
+            "2020-01-14T12:00:00Z",
+            "2020-01-15T12:00:00Z",
+            "2020-01-16T12:00:00Z",
+            "2020-01-17T12:00:00Z",
+            "2020-01-18T12:00:00Z",
+            "2020-01-19T12:00:00Z",
+          ],
+          p2: ["2020-01-11T12:00:00Z", "2020-01-13T12:00:00Z", "2020-01-15T12:00:00Z"],
+        },
+        {
+          p1: { $browser: "Chrome", prop: 10, bool_field: true, $group_0: "org:1" },
+          p2: { $browser: "Firefox", prop: 10, bool_field: false, $group_0: "org:1" },
+        },
+      );
+      const query = stickinessQuery("2020-01-11", "2020-01-20", { intervalCount: 2 });
+      // PostHog: 0 actors active in exactly 1 interval; 2 in 3 or more.
+      expect(await actors(projectId, query, 1, "exact")).toEqual([]);
+      expect(await actors(projectId, query, 3, "gte")).toEqual(sorted(["p1", "p2"]));
+    });
+
+    agrees("test_actor_query_cumulative", async () => {
+      const projectId = await projectWith(THREE_PERSONS);
+      const query = stickinessQuery("2020-01-11", "2020-01-13", { stickinessFilter: { computedAs: "cumulative" } });
+      // PostHog: 3 actors (all) active 1 or more days; 2 (p1 and p2) 2 or more; 1 (only p1) 3 or more.
+      expect(await actors(projectId, query, 1)).toEqual(sorted(["p1", "p2", "p3"]));
+      expect(await actors(projectId, query, 2)).toEqual(sorted(["p1", "p2"]));
+      expect(await actors(projectId, query, 3)).toEqual(["p1"]);
+    });
+
+    agrees("test_actor_query_non_cumulative", async () => {
+      const projectId = await projectWith(THREE_PERSONS);
+      const query = stickinessQuery("2020-01-11", "2020-01-13");
+      // PostHog asserts one actor each: "Only p3 / p2 / p1 was active for exactly 1 / 2 / 3 days".
+      expect(await actors(projectId, query, 1)).toEqual(["p3"]);
+      expect(await actors(projectId, query, 2)).toEqual(["p2"]);
+      expect(await actors(projectId, query, 3)).toEqual(["p1"]);
+    });
+
+    agrees("test_actor_query_with_operator", async () => {
+      const projectId = await projectWith(THREE_PERSONS);
+      const query = stickinessQuery("2020-01-11", "2020-01-13");
+      // PostHog: 2 actors, "p1 and p2 were active for >= 2 days"; 2, "p2 and p3 were active for <= 2 days".
+      expect(await actors(projectId, query, 2, "gte")).toEqual(sorted(["p1", "p2"]));
+      expect(await actors(projectId, query, 2, "lte")).toEqual(sorted(["p2", "p3"]));
+    });
   },
 );
