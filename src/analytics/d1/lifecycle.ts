@@ -2,35 +2,24 @@ import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import type { LifecycleActorsQuery, LifecycleCount, LifecycleQuestion, LifecycleType } from "../queries";
-import { byTime } from "./funnel-sql";
-import { eventColumns, propertiesSql } from "./property-filters";
 import { runAll } from "./run";
+import { inWindows, seriesMatch, windowsCte } from "./windows";
 
 /**
  * Each person's status in each period (`statuses`: pid, idx, status), as PostHog's lifecycle
  * decides it from a person's sorted active periods: the first is new when it is the person's
  * creation period; a period right after an active one is returning; any other active one
- * resurrecting; the period after an active one without activity is dormant. Each period drives an
- * index range scan (events read once); window functions give each active period its neighbours.
+ * resurrecting; the period after an active one without activity is dormant. Events are read once
+ * (windows.ts); window functions give each active period its neighbours.
  */
 function statusesSql(question: LifecycleQuestion, params: Params, cohorts: CohortSql): string {
   const { series } = question;
-  const cols = eventColumns("x");
-  const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
-  const filters = [
-    propertiesSql(question.properties, cols, params, "properties", cohorts),
-    propertiesSql(series.properties, cols, params, "series", cohorts),
-  ].join(" AND ");
-  // CROSS JOIN keeps `periods` as the outer loop: one index range scan per period.
-  return `periods AS (
-      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
-      FROM json_each(${params.bind(JSON.stringify(question.periods))})
-    ), act AS (
-      SELECT x.person_id AS pid, p.idx AS idx, p.s AS s, p.e AS e
-      FROM periods p CROSS JOIN ${byTime(series.event !== null)}
-      WHERE x.project_id = ${params.bind(question.projectId)} AND ${eventMatch}
-        AND x.timestamp >= p.s AND x.timestamp < p.e AND x.person_id IS NOT NULL AND ${filters}
-      GROUP BY x.person_id, p.idx
+  const { match } = seriesMatch(series, question.properties, params, cohorts);
+  const project = params.bind(question.projectId);
+  return `${windowsCte("periods", question.periods, params)}, act AS (
+      SELECT x.person_id AS pid, w.idx AS idx, w.s AS s, w.e AS e
+      ${inWindows("periods", series.event !== null, project, `x.person_id IS NOT NULL AND ${match}`)}
+      GROUP BY x.person_id, w.idx
     ), seq AS (
       SELECT pid, idx, s, e, lag(idx) OVER w AS prev, lead(idx) OVER w AS next
       FROM act WINDOW w AS (PARTITION BY pid ORDER BY idx)

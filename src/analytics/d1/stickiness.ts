@@ -2,32 +2,18 @@ import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import { COUNT_OPERATORS, type StickinessActorsQuery, type StickinessCount, type StickinessQuestion } from "../queries";
-import { byTime } from "./funnel-sql";
-import { eventColumns, propertiesSql } from "./property-filters";
 import { runAll } from "./run";
+import { inWindows, seriesMatch, windowsCte } from "./windows";
 
-/**
- * Each person's number of active windows (`active`: pid, n). The windows go to SQL as one JSON
- * parameter of UTC bounds; each drives an index range scan, so events are read once.
- */
+/** Each person's number of active windows (`active`: pid, n), over events read once (windows.ts). */
 function activeSql(question: StickinessQuestion, params: Params, cohorts: CohortSql): string {
   const { entity, criteria } = question;
-  const cols = eventColumns("x");
-  const eventMatch = entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`;
-  const filters = [
-    propertiesSql(question.properties, cols, params, "properties", cohorts),
-    propertiesSql(entity.properties, cols, params, "series", cohorts),
-  ].join(" AND ");
+  const { match } = seriesMatch(entity, question.properties, params, cohorts);
+  const project = params.bind(question.projectId);
   const counted = criteria ? `count(*) ${COUNT_OPERATORS[criteria.operator]} ${params.bind(criteria.value)}` : "1";
-  // CROSS JOIN keeps `windows` as the outer loop: one index range scan per window.
-  return `windows AS (
-      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
-      FROM json_each(${params.bind(JSON.stringify(question.windows))})
-    ), units AS (
+  return `${windowsCte("windows", question.windows, params)}, units AS (
       SELECT x.person_id AS pid
-      FROM windows w CROSS JOIN ${byTime(entity.event !== null)}
-      WHERE x.project_id = ${params.bind(question.projectId)} AND ${eventMatch}
-        AND x.timestamp >= w.s AND x.timestamp < w.e AND x.person_id IS NOT NULL AND ${filters}
+      ${inWindows("windows", entity.event !== null, project, `x.person_id IS NOT NULL AND ${match}`)}
       GROUP BY x.person_id, w.idx HAVING ${counted}
     ), active AS (SELECT pid, count(*) AS n FROM units GROUP BY pid)`;
 }

@@ -3,8 +3,9 @@ import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
 import type { TrendsAggregate, TrendsQuestion, TrendsRow } from "../queries";
 import { byTime } from "./funnel-sql";
-import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
+import { eventColumns, jsonText, keyPath } from "./property-filters";
 import { runAll } from "./run";
+import { inWindows, seriesMatch, windowsCte } from "./windows";
 
 /**
  * A trends series on D1. The windows go to SQL as one JSON parameter of UTC bounds, each driving a
@@ -16,12 +17,7 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
   const params = new Params();
   const cols = eventColumns("x");
   const project = params.bind(question.projectId);
-  const eventMatch = series.event === null ? "1" : `x.event = ${params.bind(series.event)}`;
-  const match = [
-    eventMatch,
-    propertiesSql(question.properties, cols, params, "properties", cohorts),
-    propertiesSql(series.properties, cols, params, "series", cohorts),
-  ].join(" AND ");
+  const { eventMatch, match } = seriesMatch(series, question.properties, params, cohorts);
   const source = breakdown?.type === "person" ? cols.person : cols.event;
   // The breakdown value as a JSON list of texts, one per key (an empty text is no value).
   const text = (key: string) => {
@@ -31,9 +27,7 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
       : raw;
   };
   const value = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
-  const windows = `w AS (
-      SELECT CAST(key AS INTEGER) AS idx, json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS e
-      FROM json_each(${params.bind(JSON.stringify(question.windows))}))`;
+  const windows = windowsCte("windows", question.windows, params);
   const parts = { params, project, eventMatch, match, value, named: series.event !== null };
   const ctes = [windows, ...aggregateCtes(aggregate, parts, question)];
   const sql = breakdown
@@ -73,8 +67,7 @@ interface Parts {
 function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQuestion): string[] {
   const inWindow = (extra: string) => `matched AS (
       SELECT w.idx AS bucket, ${p.value} AS bv${extra}
-      FROM w CROSS JOIN ${byTime(p.named)}
-      WHERE x.project_id = ${p.project} AND x.timestamp >= w.s AND x.timestamp < w.e AND ${p.match})`;
+      ${inWindows("windows", p.named, p.project, p.match)})`;
   const actor = `coalesce('p' || x.person_id, 'd' || x.distinct_id)`;
   switch (aggregate.kind) {
     case "events":
@@ -118,7 +111,7 @@ function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQue
             row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, x.id) AS n
           FROM ${byTime(p.named)}
           WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${aggregate.matchingFilters ? p.match : p.eventMatch})`,
-        "agg AS (SELECT w.idx AS bucket, f.bv AS bv, count(*) AS v FROM firsts f JOIN w ON f.t >= w.s AND f.t < w.e WHERE f.n = 1 AND f.ok GROUP BY 1, 2)",
+        "agg AS (SELECT w.idx AS bucket, f.bv AS bv, count(*) AS v FROM firsts f JOIN windows w ON f.t >= w.s AND f.t < w.e WHERE f.n = 1 AND f.ok GROUP BY 1, 2)",
       ];
     case "property": {
       const path = keyPath(aggregate.property, p.params);
