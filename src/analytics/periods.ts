@@ -46,7 +46,7 @@ export function stickinessWindows(
   zone: string,
   weekStart: WeekStart,
   intervalCount?: number,
-): Pick<StickinessQuestion, "windows" | "granularity"> {
+): Pick<StickinessQuestion, "windows" | "bucketing"> {
   const starts: number[] = [];
   for (
     let s = startOfInterval(range.from, interval, zone, weekStart);
@@ -56,7 +56,6 @@ export function stickinessWindows(
     starts.push(s);
     tooMany(starts.length, interval);
   }
-  const granularity = { unit: interval === "hour" ? ("hour" as const) : ("day" as const), timezone: zone };
   const cut = (s: number, e: number): [string, string] => [
     iso(Math.max(s, range.from)),
     iso(Math.max(Math.min(e, range.to), range.from)),
@@ -65,13 +64,14 @@ export function stickinessWindows(
     const windows = starts.map((s, i) =>
       cut(s, i + 1 < starts.length ? starts[i + 1] : addIntervals(s, 1, interval, zone)),
     );
-    return { windows, granularity };
+    return { windows, bucketing: { interval, timezone: zone, weekStart } };
   }
   const units = Math.ceil(starts.length / intervalCount);
   const bounds = Array.from({ length: units + 1 }, (_, j) =>
     back(range.to, (units - j) * intervalCount, interval, zone),
   );
-  return { windows: bounds.slice(0, -1).map((s, j) => cut(s, bounds[j + 1])), granularity };
+  const windows = bounds.slice(0, -1).map((s, j) => cut(s, bounds[j + 1]));
+  return { windows, bucketing: { interval, timezone: zone, weekStart, intervalCount } };
 }
 
 /** `n` intervals before `instant` by the local calendar (a month back keeps the day of the month). */

@@ -157,15 +157,17 @@ export const COUNT_OPERATORS: Record<CountOperator, string> = { gte: ">=", lte: 
  * PostHog's stickiness (insights/stickiness_query_runner.py): for each person, the number of
  * `windows` (`[start, end)` ISO 8601 UTC, in order, not overlapping) in which they did `entity`
  * (with `criteria`, in which their matching events number `operator` `value`; else at least one).
- * Each window is a union of local `granularity` units (hours or days in `timezone`), the first
- * possibly starting later, at the range's start: engines may group events by those units first.
+ * How the windows were cut, for engines with zone functions of their own: the range's local
+ * `interval`s in `timezone` (weeks from `weekStart`), the first and last cut to the range; or with
+ * `intervalCount`, units of that many intervals counted back from the range's end (each a union of
+ * local hours, or days for longer intervals, the earliest cut to the range's start).
  */
 export interface StickinessQuestion {
   projectId: number;
   entity: EventEntity;
   properties: unknown;
   windows: [string, string][];
-  granularity: { unit: "hour" | "day"; timezone: string };
+  bucketing: { interval: Interval; timezone: string; weekStart: WeekStart; intervalCount?: number };
   criteria?: { operator: CountOperator; value: number };
 }
 
