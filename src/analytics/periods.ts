@@ -1,7 +1,7 @@
 import { iso } from "../lib/time/iso";
 import { addIntervals, fromLocal, type Interval, localParts, startOfInterval, type WeekStart } from "../lib/time/zone";
 import { queryTooComplex } from "./errors";
-import type { LifecycleQuestion, StickinessQuestion } from "./queries";
+import type { Bucketing, LifecycleQuestion, StickinessQuestion } from "./queries";
 
 /**
  * The periods of lifecycle and stickiness questions, from a range already resolved in the project's
@@ -17,6 +17,23 @@ function tooMany(count: number, interval: Interval) {
     throw queryTooComplex(`The range spans more than ${MAX_PERIODS} ${interval}s; narrow it or use a longer interval.`);
 }
 
+/** Whole local intervals from the one starting at `first` to the one starting at `last`, and how they were cut. */
+export function wholePeriods(
+  first: number,
+  last: number,
+  interval: Interval,
+  zone: string,
+  weekStart: WeekStart,
+): { periods: [string, string][]; bucketing: Bucketing } {
+  const starts: number[] = [];
+  for (let s = first; s <= last; s = addIntervals(s, 1, interval, zone)) {
+    starts.push(s);
+    tooMany(starts.length, interval);
+  }
+  const periods = starts.map((s): [string, string] => [iso(s), iso(addIntervals(s, 1, interval, zone))]);
+  return { periods, bucketing: { interval, timezone: zone, weekStart, starts } };
+}
+
 /** A lifecycle's periods: whole local intervals from the one before `first` to `last` (both period starts). */
 export function lifecyclePeriods(
   first: number,
@@ -25,13 +42,7 @@ export function lifecyclePeriods(
   zone: string,
   weekStart: WeekStart,
 ): Pick<LifecycleQuestion, "periods" | "bucketing"> {
-  const starts: number[] = [];
-  for (let s = addIntervals(first, -1, interval, zone); s <= last; s = addIntervals(s, 1, interval, zone)) {
-    starts.push(s);
-    tooMany(starts.length, interval);
-  }
-  const periods = starts.map((s): [string, string] => [iso(s), iso(addIntervals(s, 1, interval, zone))]);
-  return { periods, bucketing: { interval, timezone: zone, weekStart, starts } };
+  return wholePeriods(addIntervals(first, -1, interval, zone), last, interval, zone, weekStart);
 }
 
 /**

@@ -185,6 +185,48 @@ export interface StickinessActorsQuery {
   rows: RowWindow;
 }
 
+/**
+ * PostHog's retention (insights/retention/, calendar mode): cohorts are the `periods` (whole local
+ * intervals, `[start, end)` ISO 8601 UTC, in order; `bucketing` says how they were cut). A person
+ * is in cohort i when they did `target` in period i (`firstTime`: when their first `target` event
+ * of all time falls in period i); they count at k (1 ≤ k < `lookahead`) when they did `returning`
+ * in period i + k (at least `minimumOccurrences` times). `properties` filter every event read. With
+ * a breakdown, each person's events are split by their value (an event's, or the person's), missing
+ * values being the empty text, and retention is computed within each value.
+ */
+export interface RetentionQuestion {
+  projectId: number;
+  target: EventEntity;
+  returning: EventEntity;
+  properties: unknown;
+  periods: [string, string][];
+  bucketing: Bucketing;
+  lookahead: number;
+  firstTime?: boolean;
+  minimumOccurrences?: number;
+  breakdown?: { key: string; type: "event" | "person" };
+}
+
+/**
+ * Persons per cohort (0-based), breakdown value and interval k: with `last`, those whose last
+ * return is at k (0: none), from which rolling retention sums; else those there at k (k = 0: the
+ * cohort). No row where there are none.
+ */
+export interface RetentionCount {
+  cohort: number;
+  k: number;
+  persons: number;
+  breakdown?: string;
+}
+
+/** The persons of a cohort (or of any), within one breakdown value when given: who is counted at 0. */
+export interface RetentionActorsQuery {
+  question: RetentionQuestion;
+  cohort?: number;
+  breakdownValue?: string;
+  rows: RowWindow;
+}
+
 /** A value of a query's row, as the engine returns it. */
 export type Cell = string | number | boolean | null;
 

@@ -11,6 +11,9 @@ import type {
   LifecycleCount,
   LifecycleQuestion,
   QueryRows,
+  RetentionActorsQuery,
+  RetentionCount,
+  RetentionQuestion,
   StickinessActorsQuery,
   StickinessCount,
   StickinessQuestion,
@@ -40,6 +43,9 @@ export interface AnalyticsStore {
   /** A stickiness histogram: persons per number of active windows (no row where there are none). */
   stickiness(question: StickinessQuestion): Promise<StickinessCount[]>;
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
+  /** A retention table: persons per cohort, breakdown value and interval (`last`: by their last return). */
+  retention(question: RetentionQuestion, last: boolean): Promise<RetentionCount[]>;
+  retentionActors(query: RetentionActorsQuery): Promise<number[]>;
   /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
   trends(question: TrendsQuestion): Promise<TrendsRow[]>;
   /** The project's event names (at most `limit`, by name) and when each was last seen: the event definitions. */

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { SavedQuerySchema } from "./saved-query-schema";
 import { LifecycleSeriesSchema } from "../insights/lifecycle/schema";
+import { RetentionRowSchema } from "../insights/retention/schema";
 import { StickinessSeriesSchema } from "../insights/stickiness/schema";
 import { TrendsSeriesSchema } from "../insights/trends/schema";
 
@@ -128,9 +129,9 @@ export const RunResponseSchema = z
 export const InsightRunResponseSchema = z
   .object({
     results: z
-      .array(z.union([TrendsSeriesSchema, LifecycleSeriesSchema, StickinessSeriesSchema]))
+      .array(z.union([TrendsSeriesSchema, LifecycleSeriesSchema, StickinessSeriesSchema, RetentionRowSchema]))
       .describe(
-        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period).",
+        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period; RetentionQuery: one per cohort and breakdown value).",
       ),
     hasMore: z
       .boolean()

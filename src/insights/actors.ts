@@ -5,6 +5,7 @@ import type { InsightContext } from "./context";
 import { lifecycleActorIds } from "./lifecycle/actors";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
+import { retentionActorIds } from "./retention/actors";
 import { stickinessActorIds } from "./stickiness/actors";
 
 /**
@@ -16,7 +17,7 @@ export const InsightActorsQuery = z
     kind: z.enum(["InsightActorsQuery", "StickinessActorsQuery"]),
     source: z
       .record(z.string(), z.unknown())
-      .openapi({ description: "The insight: LifecycleQuery or StickinessQuery." }),
+      .openapi({ description: "The insight: LifecycleQuery, StickinessQuery or RetentionQuery." }),
     day: z.union([z.string(), z.number().int()]).nullish().openapi({
       description: "Lifecycle: a date of the bucket (one of `days`); stickiness: the number of intervals.",
     }),
@@ -27,8 +28,11 @@ export const InsightActorsQuery = z
       .enum(["gte", "lte", "exact"], { message: "operator must be gte, lte or exact." })
       .nullish()
       .openapi({ description: "Stickiness: how the number of active intervals compares with `day` (default exact)." }),
-    breakdown: z.null({ message: "breakdown applies to trends, funnels and retention actors." }).optional(),
-    interval: z.null({ message: "interval applies to retention actors." }).optional(),
+    breakdown: z
+      .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
+      .nullish()
+      .openapi({ description: "Retention: the breakdown value (a list of one)." }),
+    interval: z.number().int().min(0).nullish().openapi({ description: "Retention: the cohort's index." }),
     includeRecordings: z.boolean().nullish(),
     ...COSMETIC_FIELDS,
   })
@@ -64,9 +68,14 @@ export async function insightActorIds(
         };
         return await stickinessActorIds(ctx, source, pick, rows);
       }
+      case "RetentionQuery": {
+        const value = actors.breakdown;
+        const breakdown = value === null || value === undefined ? undefined : [value].flat().map(String).join("::");
+        return await retentionActorIds(ctx, source, { cohort: actors.interval ?? undefined, breakdown }, rows);
+      }
       case "TrendsQuery":
         throw validationError(
-          "The persons of a TrendsQuery data point are not computed yet (LifecycleQuery and StickinessQuery are).",
+          "The persons of a TrendsQuery data point are not computed yet (LifecycleQuery, StickinessQuery and RetentionQuery are).",
           "source__kind",
         );
     }

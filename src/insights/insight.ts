@@ -1,5 +1,7 @@
 import type { InsightContext } from "./context";
 import { type LifecycleResponse, planLifecycle, runLifecycle } from "./lifecycle/runner";
+import { planRetention, type RetentionResponse, runRetention } from "./retention/runner";
+import { RetentionQuery } from "./retention/schema";
 import { LifecycleQuery } from "./lifecycle/schema";
 import { planStickiness, runStickiness, type StickinessResponse } from "./stickiness/runner";
 import { StickinessQuery } from "./stickiness/schema";
@@ -8,10 +10,10 @@ import { TrendsQuery } from "./trends/schema";
 
 /** The insight kinds edgehog computes, by PostHog's `kind`: each its schema, its plan (what a run refuses) and its runner. */
 
-export type InsightQuery = TrendsQuery | LifecycleQuery | StickinessQuery;
-export type InsightResponse = TrendsResponse | LifecycleResponse | StickinessResponse;
+export type InsightQuery = TrendsQuery | LifecycleQuery | StickinessQuery | RetentionQuery;
+export type InsightResponse = TrendsResponse | LifecycleResponse | StickinessResponse | RetentionResponse;
 
-export const INSIGHT_SCHEMAS = { TrendsQuery, LifecycleQuery, StickinessQuery } as const;
+export const INSIGHT_SCHEMAS = { TrendsQuery, LifecycleQuery, StickinessQuery, RetentionQuery } as const;
 export type InsightKind = keyof typeof INSIGHT_SCHEMAS;
 
 export const isInsightKind = (kind: unknown): kind is InsightKind =>
@@ -29,6 +31,9 @@ export function planInsight(query: InsightQuery): void {
     case "StickinessQuery":
       planStickiness(query);
       return;
+    case "RetentionQuery":
+      planRetention(query);
+      return;
   }
 }
 
@@ -40,5 +45,7 @@ export function runInsight(ctx: InsightContext, query: InsightQuery): Promise<In
       return runLifecycle(ctx, query);
     case "StickinessQuery":
       return runStickiness(ctx, query);
+    case "RetentionQuery":
+      return runRetention(ctx, query);
   }
 }

@@ -73,6 +73,31 @@ export const CompareFilter = z
   .strict()
   .openapi("CompareFilter");
 
+const BreakdownType = z.enum(["event", "person"], {
+  message: "breakdown_type must be event or person (cohort, group, session and HogQL breakdowns are not supported).",
+});
+
+export const BreakdownFilter = z
+  .object({
+    breakdown: z
+      .union([z.string(), z.array(z.string())], {
+        message: "breakdown must be a property name (cohort breakdowns are not supported).",
+      })
+      .nullish(),
+    breakdown_type: BreakdownType.nullish(),
+    breakdown_limit: z.number().int().min(1).max(10_000).nullish().openapi({ description: "Default 25." }),
+    breakdown_hide_other_aggregation: z.boolean().nullish(),
+    breakdowns: z
+      .array(z.object({ property: z.string(), type: BreakdownType.nullish() }).strict())
+      .max(3)
+      .nullish(),
+    breakdown_group_type_index: z.null().optional(),
+    breakdown_histogram_bin_count: z.null({ message: "Histogram breakdowns are not supported." }).optional(),
+    breakdown_normalize_url: z.boolean().nullish(),
+  })
+  .strict()
+  .openapi("BreakdownFilter");
+
 export const IntervalSchema = z.enum(["hour", "day", "week", "month"], {
   message: "interval must be hour, day, week or month.",
 });

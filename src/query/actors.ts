@@ -22,7 +22,8 @@ export const ActorsQuery = z
   .object({
     kind: z.literal("ActorsQuery"),
     source: z.record(z.string(), z.unknown()).openapi({
-      description: "An InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery or StickinessQuery.",
+      description:
+        "An InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery, StickinessQuery or RetentionQuery.",
     }),
     select: z.array(z.string()).nullish().openapi({
       description:

@@ -5,12 +5,13 @@ export const QueryRequest = z
   .object({
     query: z.record(z.string(), z.unknown()).openapi({
       description:
-        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, `ActorsQuery` (the persons of an insight's point, from an `InsightActorsQuery`), or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
+        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, `RetentionQuery`, `ActorsQuery` (the persons of an insight's point, from an `InsightActorsQuery`), or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
       oneOf: [
         { $ref: "#/components/schemas/HogQLQueryNode" },
         { $ref: "#/components/schemas/TrendsQuery" },
         { $ref: "#/components/schemas/LifecycleQuery" },
         { $ref: "#/components/schemas/StickinessQuery" },
+        { $ref: "#/components/schemas/RetentionQuery" },
         { $ref: "#/components/schemas/ActorsQuery" },
         { $ref: "#/components/schemas/InsightActorsQuery" },
         { $ref: "#/components/schemas/QueryWrapperNode" },

@@ -11,6 +11,7 @@ import { runHogQLOnClickHouse } from "./hogql";
 import { lifecycleActorIdsOnClickHouse, lifecycleCountsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
+import { retentionActorIdsOnClickHouse, retentionCountsOnClickHouse } from "./retention-cohorts";
 import { stickinessActorIdsOnClickHouse, stickinessCountsOnClickHouse } from "./stickiness";
 import { trendsRowsOnClickHouse } from "./trends";
 import { eventNamesOnClickHouse, eventPropertyKeysOnClickHouse } from "./definitions";
@@ -99,6 +100,23 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
 
   async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
     return stickinessActorIdsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.question.projectId, query),
+    );
+  }
+
+  async retention(question: Q.RetentionQuestion, last: boolean): Promise<Q.RetentionCount[]> {
+    return retentionCountsOnClickHouse(
+      await this.analysisClient(),
+      question,
+      last,
+      await this.cohortsFor(question.projectId, question),
+    );
+  }
+
+  async retentionActors(query: Q.RetentionActorsQuery): Promise<number[]> {
+    return retentionActorIdsOnClickHouse(
       await this.analysisClient(),
       query,
       await this.cohortsFor(query.question.projectId, query),

@@ -13,6 +13,7 @@ import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEve
 import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
+import { retentionActorIds, retentionCounts } from "./retention-cohorts";
 import { stickinessActorIds, stickinessCounts } from "./stickiness";
 import { trendsRows } from "./trends";
 import { eventNames, eventPropertyKeys } from "./definitions";
@@ -57,6 +58,14 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async stickinessActors(query: Q.StickinessActorsQuery): Promise<number[]> {
     return stickinessActorIds(this.d1, query, await this.cohortsFor(query.question.projectId, query));
+  }
+
+  async retention(question: Q.RetentionQuestion, last: boolean): Promise<Q.RetentionCount[]> {
+    return retentionCounts(this.d1, question, last, await this.cohortsFor(question.projectId, question));
+  }
+
+  async retentionActors(query: Q.RetentionActorsQuery): Promise<number[]> {
+    return retentionActorIds(this.d1, query, await this.cohortsFor(query.question.projectId, query));
   }
 
   async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {

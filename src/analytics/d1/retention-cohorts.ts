@@ -1,0 +1,100 @@
+import type { D1Client } from "../../db/client";
+import type { CohortSql } from "../../shared/filters";
+import { Params } from "../../lib/sql";
+import type { EventEntity, RetentionActorsQuery, RetentionCount, RetentionQuestion } from "../queries";
+import { byTime } from "./funnel-sql";
+import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
+import { runAll } from "./run";
+import { windowsCte } from "./windows";
+
+/**
+ * Each person's retention cells (`cells`: pid, bv, cohort, k; k = 0 their cohort) and cohorts
+ * (`cohorts`: pid, bv, cohort), as PostHog's calendar-mode retention decides them: the events of
+ * the periods (one range scan each) marked as target (`t`) or return (`r`) events; a cohort is a
+ * period with a target event (or the period of the person's first target event of all time); a
+ * return counts in a later period of the cohort's lookahead with enough return events. The table's
+ * counts and the cohort's persons both read these.
+ */
+function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSql): string {
+  const cols = eventColumns("x");
+  const project = params.bind(question.projectId);
+  const global = propertiesSql(question.properties, cols, params, "properties", cohorts);
+  const matchOf = (entity: EventEntity, attr: string) =>
+    `(${entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`} AND ${propertiesSql(entity.properties, cols, params, attr, cohorts)})`;
+  const target = matchOf(question.target, "targetEntity");
+  const returning = matchOf(question.returning, "returningEntity");
+  const { breakdown } = question;
+  const bv = breakdown
+    ? `coalesce(${jsonText(breakdown.type === "person" ? cols.person : cols.event, keyPath(breakdown.key, params))}, '')`
+    : "''";
+  const names = [question.target.event, question.returning.event];
+  const named = names.every((e) => e !== null);
+  const eventIn = named ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
+  const ctes = [
+    windowsCte("periods", question.periods, params),
+    `ev AS (
+      SELECT x.person_id AS pid, ${bv} AS bv, w.idx AS idx, ${target} AS t, ${returning} AS r
+      FROM periods w CROSS JOIN ${byTime(named)}
+      WHERE x.project_id = ${project} AND x.timestamp >= w.s AND x.timestamp < w.e AND x.person_id IS NOT NULL${eventIn}
+        AND ${global} AND (${target} OR ${returning}))`,
+  ];
+  if (question.firstTime) {
+    // The first target event of all time (up to the range's end), within each breakdown value.
+    const end = params.bind(question.periods[question.periods.length - 1][1]);
+    ctes.push(`firsts AS (
+      SELECT x.person_id AS pid, ${bv} AS bv, min(x.timestamp) AS first
+      FROM ${byTime(question.target.event !== null)}
+      WHERE x.project_id = ${project} AND x.timestamp < ${end} AND x.person_id IS NOT NULL AND ${target} AND ${global}
+      GROUP BY 1, 2)`);
+    ctes.push(
+      "cohorts AS (SELECT f.pid AS pid, f.bv AS bv, w.idx AS cohort FROM firsts f JOIN periods w ON f.first >= w.s AND f.first < w.e)",
+    );
+  } else {
+    ctes.push("cohorts AS (SELECT DISTINCT pid, bv, idx AS cohort FROM ev WHERE t)");
+  }
+  const minimum = params.bind(question.minimumOccurrences ?? 1);
+  ctes.push(`returns AS (SELECT pid, bv, idx FROM ev WHERE r GROUP BY pid, bv, idx HAVING count(*) >= ${minimum})`);
+  ctes.push(`cells AS (
+      SELECT pid, bv, cohort, 0 AS k FROM cohorts
+      UNION ALL
+      SELECT c.pid, c.bv, c.cohort, r.idx - c.cohort FROM cohorts c
+      JOIN returns r ON r.pid = c.pid AND r.bv = c.bv AND r.idx > c.cohort AND r.idx < c.cohort + ${params.bind(question.lookahead)})`);
+  return `WITH ${ctes.join(", ")}`;
+}
+
+/** Persons per cohort, breakdown value and k (`last`: by the k of their last return). */
+export async function retentionCounts(
+  d1: D1Client,
+  question: RetentionQuestion,
+  last: boolean,
+  cohorts: CohortSql,
+): Promise<RetentionCount[]> {
+  const params = new Params();
+  const from = last ? "(SELECT pid, bv, cohort, max(k) AS k FROM cells GROUP BY pid, bv, cohort)" : "cells";
+  const sql = `${cellsSql(question, params, cohorts)}
+    SELECT bv, cohort, k, count(*) AS persons FROM ${from} GROUP BY bv, cohort, k`;
+  const rows = await runAll<{ bv: string; cohort: number; k: number; persons: number }>(d1, sql, params);
+  return rows.map((r) => ({
+    cohort: r.cohort,
+    k: r.k,
+    persons: r.persons,
+    ...(question.breakdown ? { breakdown: r.bv } : {}),
+  }));
+}
+
+/** The persons of a cohort, or of any (of one breakdown value), in id order. */
+export async function retentionActorIds(
+  d1: D1Client,
+  query: RetentionActorsQuery,
+  cohorts: CohortSql,
+): Promise<number[]> {
+  const params = new Params();
+  const where = [
+    query.cohort === undefined ? "1" : `cohort = ${params.bind(query.cohort)}`,
+    query.breakdownValue === undefined ? "1" : `bv = ${params.bind(query.breakdownValue)}`,
+  ].join(" AND ");
+  const sql = `${cellsSql(query.question, params, cohorts)}
+    SELECT DISTINCT pid FROM cohorts WHERE ${where}
+    ORDER BY pid LIMIT ${params.bind(query.rows.limit)} OFFSET ${params.bind(query.rows.offset)}`;
+  return (await runAll<{ pid: number }>(d1, sql, params)).map((r) => r.pid);
+}

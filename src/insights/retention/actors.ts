@@ -1,0 +1,20 @@
+import type { RowWindow } from "../../analytics/queries";
+import type { InsightContext } from "../context";
+import { planRetention, retentionQuestion } from "./runner";
+import type { RetentionQuery } from "./schema";
+
+/**
+ * The persons of a retention cohort (PostHog's retention to_actors_query): those counted at 0 in
+ * cohort `cohort` (without one, in any cohort), within breakdown value `breakdown` when given. The
+ * same question as the table, so the same persons. Person ids in id order, `rows` of them.
+ */
+export async function retentionActorIds(
+  ctx: InsightContext,
+  query: RetentionQuery,
+  pick: { cohort?: number; breakdown?: string },
+  rows: RowWindow,
+): Promise<number[]> {
+  const question = await retentionQuestion(ctx, query, planRetention(query));
+  if (pick.cohort !== undefined && pick.cohort >= question.periods.length) return [];
+  return ctx.store.retentionActors({ question, cohort: pick.cohort, breakdownValue: pick.breakdown, rows });
+}
