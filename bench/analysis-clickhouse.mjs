@@ -2,10 +2,10 @@
 // persons, each beside the same view on D1 over 1M events / 50k persons, in the same run, each through
 // `wrangler dev`. Usage:
 //
-//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends|lifecycle-stickiness]
+//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends|lifecycle-stickiness|retention]
 //
 // `--views trends` times TrendsQuery insights through POST /query/ instead of the persons drill-downs;
-// `--views lifecycle-stickiness` LifecycleQuery and StickinessQuery insights.
+// `--views lifecycle-stickiness` LifecycleQuery and StickinessQuery insights; `--views retention` RetentionQuery.
 //
 // Needs `npm run clickhouse:install`: starts local-clickhouse (chdb) on a free port over a temporary
 // directory, or uses CLICKHOUSE_URL if set (a database of its own, dropped after). The ClickHouse
@@ -23,6 +23,7 @@ import {
   ANALYSIS_VIEWS,
   analysisPersons,
   LIFECYCLE_STICKINESS_VIEWS,
+  RETENTION_VIEWS,
   personsSql,
   projectSql,
   summarize,
@@ -42,10 +43,14 @@ const { values: args } = parseArgs({
     views: { type: "string", default: "analysis" },
   },
 });
-const VIEWS = { analysis: ANALYSIS_VIEWS, trends: TRENDS_VIEWS, "lifecycle-stickiness": LIFECYCLE_STICKINESS_VIEWS }[
-  args.views
-];
-if (!VIEWS) throw new Error(`--views must be analysis, trends or lifecycle-stickiness, not ${args.views}`);
+const VIEW_SETS = {
+  analysis: ANALYSIS_VIEWS,
+  trends: TRENDS_VIEWS,
+  "lifecycle-stickiness": LIFECYCLE_STICKINESS_VIEWS,
+  retention: RETENTION_VIEWS,
+};
+const VIEWS = VIEW_SETS[args.views];
+if (!VIEWS) throw new Error(`--views must be one of ${Object.keys(VIEW_SETS).join(", ")}, not ${args.views}`);
 const RUNS = Number(args.runs);
 const DATABASE = `edgehog_analysis_bench_${Date.now().toString(36)}`;
 const INSERT_ROWS = 100_000;

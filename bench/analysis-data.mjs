@@ -190,6 +190,30 @@ export const LIFECYCLE_STICKINESS_VIEWS = [
   ],
 ];
 
+const retentionQuery = (filter = {}, extra = {}) => ({
+  query: {
+    kind: "RetentionQuery",
+    dateRange: { date_from: "2024-03-01", date_to: "2024-03-30" },
+    retentionFilter: { period: "Day", totalIntervals: 14, ...filter },
+    ...extra,
+  },
+});
+
+/** RetentionQuery insights (POST /query/) over project 1 of this data set. */
+export const RETENTION_VIEWS = [
+  ["retention $pageview, daily cohorts over 30 days", "/api/environments/1/query/", retentionQuery()],
+  [
+    "retention $pageview, first time, weekly",
+    "/api/environments/1/query/",
+    retentionQuery({ period: "Week", totalIntervals: 5, retentionType: "retention_first_time" }),
+  ],
+  [
+    "retention $pageview by $browser, rolling",
+    "/api/environments/1/query/",
+    retentionQuery({ cumulative: true }, { breakdownFilter: { breakdown: "$browser", breakdown_type: "event" } }),
+  ],
+];
+
 /**
  * A response in a few words: a drill-down's persons on the page, whether it is full, correlation
  * rows; an insight's series and their total.
@@ -198,5 +222,7 @@ export const summarize = (body) => {
   if (!body.results?.length) return "";
   if (body.results[0].data)
     return `${body.results.length} series, total ${body.results.reduce((n, s) => n + s.count, 0)}`;
+  if (body.results[0].values)
+    return `${body.results.length} cohorts, ${body.results.reduce((n, r) => n + r.values[0].count, 0)} persons`;
   return `${body.results[0].count} persons${body.next ? " (page full)" : ""}${body.correlation ? `, ${body.correlation.events.length} correlation rows` : ""}`;
 };
