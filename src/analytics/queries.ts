@@ -188,8 +188,10 @@ export interface StickinessActorsQuery {
 /**
  * PostHog's retention (insights/retention/, calendar mode): cohorts are the `periods` (whole local
  * intervals, `[start, end)` ISO 8601 UTC, in order; `bucketing` says how they were cut). A person
- * is in cohort i when they did `target` in period i (`firstTime`: when their first `target` event
- * of all time falls in period i); they count at k (1 ≤ k < `lookahead`) when they did `returning`
+ * is in cohort i when they did `target` in period i; with `first`, only in the period of their first
+ * `target` event of all time: the first meeting the target's filters (`matching`, PostHog's
+ * retention_first_time), or the first of the target's name, if it meets them (`ever`,
+ * retention_first_ever_occurrence). They count at k (1 ≤ k < `lookahead`) when they did `returning`
  * in period i + k (at least `minimumOccurrences` times). `properties` filter every event read. With
  * a breakdown, each person's events are split by their value (an event's, or the person's), missing
  * values being the empty text, and retention is computed within each value.
@@ -202,7 +204,7 @@ export interface RetentionQuestion {
   periods: [string, string][];
   bucketing: Bucketing;
   lookahead: number;
-  firstTime?: boolean;
+  first?: "matching" | "ever";
   minimumOccurrences?: number;
   breakdown?: { key: string; type: "event" | "person" };
 }

@@ -198,7 +198,7 @@ describe("insight endpoints", () => {
     expect(envelope(bad).attr).toBe("query__series__0__math");
   });
 
-  it("saves LifecycleQuery and StickinessQuery insights: runs, materialized reads and /query/ agree", async () => {
+  it("saves LifecycleQuery, StickinessQuery and RetentionQuery insights: runs, materialized reads and /query/ agree", async () => {
     const range = { date_from: "2026-02-01", date_to: "2026-02-04" };
     const lifecycle = {
       kind: "LifecycleQuery",
@@ -213,9 +213,15 @@ describe("insight endpoints", () => {
       ],
       dateRange: range,
     };
+    const retention = {
+      kind: "RetentionQuery",
+      dateRange: range,
+      retentionFilter: { period: "Day", totalIntervals: 4, targetEntity: { id: "$pageview", type: "events" } },
+    };
     for (const [name, query] of [
       ["lifecycle-mat", lifecycle],
       ["stickiness-mat", stickiness],
+      ["retention-mat", retention],
     ] as const) {
       const created = await create(name, { query, is_materialized: true });
       expect(created.materialization, name).toMatchObject({ can_materialize: true });
@@ -225,7 +231,8 @@ describe("insight endpoints", () => {
       const direct = await call(`/api/environments/${project}/query/`, { method: "POST", body: { query } });
       expect(direct.status, direct.text).toBe(200);
       expect(stored.results, name).toEqual(direct.json.results);
-      // A dashboard breakdown does not apply to these kinds (PostHog ignores it too).
+      if (query.kind === "RetentionQuery") continue;
+      // A dashboard breakdown does not apply to lifecycle and stickiness (PostHog ignores it too).
       const overridden = await run(name, {
         filters_override: { breakdown_filter: { breakdown: "$browser" } },
         refresh: "direct",
@@ -244,6 +251,14 @@ describe("insight endpoints", () => {
       ["returning", [0, 3, 6, 9]],
       ["resurrecting", [0, 0, 0, 0]],
       ["dormant", [0, 0, 0, 0]],
+    ]);
+    // Each day's viewers (recurring cohorts) view again on every later day of the range.
+    const cohorts = await run("retention-mat");
+    expect(cohorts.results.map((r: any) => r.values.map((v: any) => v.count))).toEqual([
+      [3, 3, 3, 3],
+      [6, 6, 6, 0],
+      [9, 9, 0, 0],
+      [12, 0, 0, 0],
     ]);
   });
 });

@@ -17,12 +17,14 @@ import { type ClickHouseCohorts, jsonText } from "./property-filters";
 function cellsSql(question: RetentionQuestion, params: ClickHouseParams, cohorts: ClickHouseCohorts): string {
   const { periods, bucketing, breakdown } = question;
   const target = seriesCondition(params, cohorts, question.target, question.properties);
+  // The target's name (and the global filters) without its own filters: its first-ever occurrence.
+  const named = seriesCondition(params, cohorts, { ...question.target, properties: undefined }, question.properties);
   const returning = seriesCondition(params, cohorts, question.returning, question.properties);
   const byPerson = breakdown?.type === "person";
   const events = analysisEvents(
     params,
     // The first target event of all time is looked for before the range too.
-    { from: question.firstTime ? "1970-01-01T00:00:00Z" : periods[0][0], to: periods[periods.length - 1][1] },
+    { from: question.first ? "1970-01-01T00:00:00Z" : periods[0][0], to: periods[periods.length - 1][1] },
     { personProperties: target.withPerson || returning.withPerson || byPerson },
   );
   const bv = breakdown
@@ -30,16 +32,26 @@ function cellsSql(question: RetentionQuestion, params: ClickHouseParams, cohorts
     : "''";
   const zone = params.text(bucketing.timezone);
   const grouped = `SELECT pid, ${bv} AS bv, ${periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart)} AS k,
-      countIf(${target.condition}) AS tc, countIf(${returning.condition}) AS rc, minIf(timestamp, ${target.condition}) AS first
-    FROM ${events} WHERE (${target.condition}) OR (${returning.condition}) GROUP BY pid, bv, k`;
+      countIf(${target.condition}) AS tc, countIf(${returning.condition}) AS rc, countIf(${named.condition}) AS nc,
+      minIf(timestamp, ${target.condition}) AS first, minIf(timestamp, ${named.condition}) AS first_named
+    FROM ${events} WHERE (${named.condition}) OR (${returning.condition}) GROUP BY pid, bv, k`;
   const minimum = params.bind(question.minimumOccurrences ?? 1, "UInt64");
   const perPerson = `SELECT pid, bv, groupArrayIf(idx, tc > 0 AND idx >= 0) AS starts,
-      groupArrayIf(idx, rc >= ${minimum} AND idx >= 0) AS returns, argMinIf(idx, first, tc > 0) AS anchor
-    FROM (SELECT pid, bv, ${periodIndex(bucketing, "k", params)} AS idx, tc, rc, first FROM (${grouped})) GROUP BY pid, bv`;
-  const cohortsOf = question.firstTime ? "if(anchor >= 0, [anchor], [])" : "starts";
+      groupArrayIf(idx, rc >= ${minimum} AND idx >= 0) AS returns, if(countIf(tc > 0) > 0, argMinIf(idx, first, tc > 0), -1) AS anchor,
+      if(countIf(tc > 0) > 0 AND minIf(first, tc > 0) = minIf(first_named, nc > 0), argMinIf(idx, first_named, nc > 0), -1) AS anchor_ever,
+      minIf(first_named, nc > 0) AS fn
+    FROM (SELECT pid, bv, ${periodIndex(bucketing, "k", params)} AS idx, tc, rc, nc, first, first_named FROM (${grouped}))
+    GROUP BY pid, bv`;
+  // A first-ever occurrence is one event: the person's cohort is in its breakdown value only.
+  const persons =
+    question.first === "ever"
+      ? `SELECT * FROM (SELECT *, min(fn) OVER (PARTITION BY pid) AS earliest FROM (${perPerson})) WHERE fn = earliest`
+      : perPerson;
+  const anchor = question.first === "ever" ? "anchor_ever" : "anchor";
+  const cohortsOf = question.first ? `if(${anchor} >= 0, [${anchor}], [])` : "starts";
   const lookahead = params.bind(question.lookahead, "Int64");
   return `(SELECT pid, bv, cohort, arrayConcat([0], arrayFilter(x -> x > 0 AND x < ${lookahead}, arrayMap(x -> x - cohort, returns))) AS ks
-    FROM (${perPerson}) ARRAY JOIN ${cohortsOf} AS cohort)`;
+    FROM (${persons}) ARRAY JOIN ${cohortsOf} AS cohort)`;
 }
 
 /** Persons per cohort, breakdown value and k (`last`: by the k of their last return). */

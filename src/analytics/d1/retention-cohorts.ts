@@ -19,10 +19,12 @@ function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSq
   const cols = eventColumns("x");
   const project = params.bind(question.projectId);
   const global = propertiesSql(question.properties, cols, params, "properties", cohorts);
-  const matchOf = (entity: EventEntity, attr: string) =>
-    `(${entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`} AND ${propertiesSql(entity.properties, cols, params, attr, cohorts)})`;
-  const target = matchOf(question.target, "targetEntity");
-  const returning = matchOf(question.returning, "returningEntity");
+  const nameOf = (entity: EventEntity) => (entity.event === null ? "1" : `x.event = ${params.bind(entity.event)}`);
+  const propsOf = (entity: EventEntity, attr: string) => propertiesSql(entity.properties, cols, params, attr, cohorts);
+  const targetName = nameOf(question.target);
+  const targetProps = propsOf(question.target, "targetEntity");
+  const target = `(${targetName} AND ${targetProps})`;
+  const returning = `(${nameOf(question.returning)} AND ${propsOf(question.returning, "returningEntity")})`;
   const { breakdown } = question;
   const bv = breakdown
     ? `coalesce(${jsonText(breakdown.type === "person" ? cols.person : cols.event, keyPath(breakdown.key, params))}, '')`
@@ -38,17 +40,24 @@ function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSq
       WHERE x.project_id = ${project} AND x.timestamp >= w.s AND x.timestamp < w.e AND x.person_id IS NOT NULL${eventIn}
         AND ${global} AND (${target} OR ${returning}))`,
   ];
-  if (question.firstTime) {
-    // The first target event of all time (up to the range's end), within each breakdown value.
+  if (question.first) {
+    // The first target event of all time (up to the range's end), within each breakdown value: the
+    // first meeting the target's filters, or the first of its name if that one meets them.
     const end = params.bind(question.periods[question.periods.length - 1][1]);
+    const anchor = question.first === "ever" ? "CASE WHEN matching = first THEN first END" : "matching";
     ctes.push(`firsts AS (
-      SELECT x.person_id AS pid, ${bv} AS bv, min(x.timestamp) AS first
+      SELECT x.person_id AS pid, ${bv} AS bv, min(x.timestamp) AS first, min(CASE WHEN ${targetProps} THEN x.timestamp END) AS matching
       FROM ${byTime(question.target.event !== null)}
-      WHERE x.project_id = ${project} AND x.timestamp < ${end} AND x.person_id IS NOT NULL AND ${target} AND ${global}
+      WHERE x.project_id = ${project} AND x.timestamp < ${end} AND x.person_id IS NOT NULL AND ${targetName} AND ${global}
       GROUP BY 1, 2)`);
-    ctes.push(
-      "cohorts AS (SELECT f.pid AS pid, f.bv AS bv, w.idx AS cohort FROM firsts f JOIN periods w ON f.first >= w.s AND f.first < w.e)",
-    );
+    // A first-ever occurrence is one event: the person's cohort is in its breakdown value only.
+    const candidates =
+      question.first === "ever"
+        ? "(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY pid ORDER BY first) AS n FROM firsts) WHERE n = 1)"
+        : "firsts";
+    ctes.push(`cohorts AS (
+      SELECT f.pid AS pid, f.bv AS bv, w.idx AS cohort FROM (SELECT pid, bv, ${anchor} AS anchor FROM ${candidates}) f
+      JOIN periods w ON f.anchor >= w.s AND f.anchor < w.e)`);
   } else {
     ctes.push("cohorts AS (SELECT DISTINCT pid, bv, idx AS cohort FROM ev WHERE t)");
   }

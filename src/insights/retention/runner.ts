@@ -113,7 +113,8 @@ export async function retentionQuestion(
     properties: withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters),
     ...wholePeriods(first, last, plan.interval, ctx.timezone, ctx.weekStart),
     lookahead: plan.lookahead,
-    ...(filter.retentionType === "retention_first_time" ? { firstTime: true } : {}),
+    ...(filter.retentionType === "retention_first_time" ? { first: "matching" as const } : {}),
+    ...(filter.retentionType === "retention_first_ever_occurrence" ? { first: "ever" as const } : {}),
     ...(filter.minimumOccurrences && filter.minimumOccurrences > 1
       ? { minimumOccurrences: filter.minimumOccurrences }
       : {}),

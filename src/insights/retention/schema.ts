@@ -46,8 +46,8 @@ const RetentionFilter = z
       .nullish()
       .openapi({ description: "Values per cohort (and cohorts without date_from); default 8." }),
     retentionType: z
-      .enum(["retention_recurring", "retention_first_time"], {
-        message: "retentionType must be retention_recurring or retention_first_time.",
+      .enum(["retention_recurring", "retention_first_time", "retention_first_ever_occurrence"], {
+        message: "retentionType must be retention_recurring, retention_first_time or retention_first_ever_occurrence.",
       })
       .nullish()
       .openapi({ description: "Default recurring." }),
