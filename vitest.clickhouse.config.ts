@@ -69,6 +69,7 @@ export default defineConfig(async () => {
               "test/conformance/posthog-funnel-*.test.ts",
               "test/conformance/posthog-lifecycle*.test.ts",
               "test/conformance/posthog-stickiness*.test.ts",
+              "test/conformance/posthog-retention.test.ts",
               "test/conformance/posthog-trends*.test.ts",
               // Insights answer the same numbers on ClickHouse.
               "test/insights/*.test.ts",

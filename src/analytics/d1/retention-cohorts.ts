@@ -10,7 +10,8 @@ import { windowsCte } from "./windows";
 /**
  * Each person's retention cells (`cells`: pid, bv, cohort, k; k = 0 their cohort) and cohorts
  * (`cohorts`: pid, bv, cohort), as PostHog's calendar-mode retention decides them: the events of
- * the periods (one range scan each) marked as target (`t`) or return (`r`) events; a cohort is a
+ * the periods (one range scan each), per person, value and period, with or without a target event
+ * (`t`) and their number of return events (`rc`); a cohort is a
  * period with a target event (or the period of the person's first target event of all time); a
  * return counts in a later period of the cohort's lookahead with enough return events. The table's
  * counts and the cohort's persons both read these.
@@ -34,11 +35,13 @@ function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSq
   const eventIn = named ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
   const ctes = [
     windowsCte("periods", question.periods, params),
+    // Per person, value and period: whether they did the target, and how many return events.
     `ev AS (
-      SELECT x.person_id AS pid, ${bv} AS bv, w.idx AS idx, ${target} AS t, ${returning} AS r
+      SELECT x.person_id AS pid, ${bv} AS bv, w.idx AS idx, max(${target}) AS t, sum(${returning}) AS rc
       FROM periods w CROSS JOIN ${byTime(named)}
       WHERE x.project_id = ${project} AND x.timestamp >= w.s AND x.timestamp < w.e AND x.person_id IS NOT NULL${eventIn}
-        AND ${global} AND (${target} OR ${returning}))`,
+        AND ${global} AND (${target} OR ${returning})
+      GROUP BY 1, 2, 3)`,
   ];
   if (question.first) {
     // The first target event of all time (up to the range's end), within each breakdown value: the
@@ -59,10 +62,10 @@ function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSq
       SELECT f.pid AS pid, f.bv AS bv, w.idx AS cohort FROM (SELECT pid, bv, ${anchor} AS anchor FROM ${candidates}) f
       JOIN periods w ON f.anchor >= w.s AND f.anchor < w.e)`);
   } else {
-    ctes.push("cohorts AS (SELECT DISTINCT pid, bv, idx AS cohort FROM ev WHERE t)");
+    ctes.push("cohorts AS (SELECT pid, bv, idx AS cohort FROM ev WHERE t)");
   }
   const minimum = params.bind(question.minimumOccurrences ?? 1);
-  ctes.push(`returns AS (SELECT pid, bv, idx FROM ev WHERE r GROUP BY pid, bv, idx HAVING count(*) >= ${minimum})`);
+  ctes.push(`returns AS (SELECT pid, bv, idx FROM ev WHERE rc >= ${minimum})`);
   ctes.push(`cells AS (
       SELECT pid, bv, cohort, 0 AS k FROM cohorts
       UNION ALL
