@@ -22,19 +22,27 @@ type Json<Operation> = Operation extends { responses: { 200: { content: { "appli
 type Endpoint = "/api/environments/{project_id}/endpoints/{name}";
 
 export function readRun(run: Json<paths[\`\${Endpoint}/run\`]["post"]>) {
-  const hasMore: boolean = run.hasMore;
   const version: number = run.endpoint_version;
   // @ts-expect-error -- the run response has no such field
   run.not_a_field;
   if ("columns" in run) {
+    const hasMore: boolean = run.hasMore;
     const rows: (string | number | boolean | null)[][] = run.results;
     const columns: string[] = run.columns;
     return { rows, columns, hasMore, version };
   }
-  // An insight version answers PostHog's series.
-  const series: components["schemas"]["TrendsSeries"][] = run.results;
-  const labels: string[] | undefined = series[0]?.labels;
-  return { series, labels, hasMore, version };
+  // An insight version answers PostHog's result objects: series, or a retention's cohort rows.
+  type Result =
+    | components["schemas"]["TrendsSeries"]
+    | components["schemas"]["LifecycleSeries"]
+    | components["schemas"]["StickinessSeries"]
+    | components["schemas"]["RetentionRow"];
+  const results: Result[] = run.results;
+  const hasMore: boolean | undefined = run.hasMore;
+  const first = results[0];
+  const labels: string[] | undefined = first && "labels" in first ? first.labels : undefined;
+  const cohort: number | undefined = first && "values" in first ? first.values[0]?.count : undefined;
+  return { results, labels, cohort, hasMore, version };
 }
 
 export function readFlags(response: Json<paths["/flags"]["post"]>) {
