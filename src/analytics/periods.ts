@@ -85,10 +85,14 @@ export function stickinessWindows(
   return { windows, bucketing: { interval, timezone: zone, weekStart, intervalCount } };
 }
 
-/** `n` intervals before `instant` by the local calendar (a month back keeps the day of the month). */
+/**
+ * `n` intervals before `instant` by the local calendar, at the same local time (a month back from a
+ * day the earlier month lacks rolls over into the next, as Date.UTC does).
+ */
 function back(instant: number, n: number, interval: Interval, zone: string): number {
   if (interval === "hour") return instant - n * 3_600_000;
   const p = localParts(instant, zone);
   const days = interval === "day" ? n : interval === "week" ? 7 * n : 0;
-  return fromLocal(zone, p.year, p.month - (interval === "month" ? n : 0), p.day - days, p.hour, p.minute);
+  const month = p.month - (interval === "month" ? n : 0);
+  return fromLocal(zone, p.year, month, p.day - days, p.hour, p.minute, p.second, p.ms);
 }

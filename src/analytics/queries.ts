@@ -159,8 +159,8 @@ export const COUNT_OPERATORS: Record<CountOperator, string> = { gte: ">=", lte: 
  * (with `criteria`, in which their matching events number `operator` `value`; else at least one).
  * How the windows were cut, for engines with zone functions of their own: the range's local
  * `interval`s in `timezone` (weeks from `weekStart`), the first and last cut to the range; or with
- * `intervalCount`, units of that many intervals counted back from the range's end (each a union of
- * local hours, or days for longer intervals, the earliest cut to the range's start).
+ * `intervalCount`, units of that many intervals counted back from the range's end (the earliest cut
+ * to the range's start).
  */
 export interface StickinessQuestion {
   projectId: number;
@@ -221,10 +221,13 @@ export interface RetentionCount {
   breakdown?: string;
 }
 
-/** The persons of a cohort (or of any), within one breakdown value when given: who is counted at 0. */
+/**
+ * The persons of the cohort starting in period `start` (or of any), within one breakdown value when
+ * given: who is counted at 0. (Not named "cohort": a question naming cohorts loads cohort filters.)
+ */
 export interface RetentionActorsQuery {
   question: RetentionQuestion;
-  cohort?: number;
+  start?: number;
   breakdownValue?: string;
   rows: RowWindow;
 }

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { LIFECYCLE_TYPES, type RowWindow } from "../analytics/queries";
 import { ApiError, fromZodError, validationError } from "../lib/errors";
+import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
 import { lifecycleActorIds } from "./lifecycle/actors";
 import { parseInsightQuery } from "./parse";
@@ -50,36 +51,44 @@ export async function insightActorIds(
   if (!parsed.success) throw fromZodError(parsed.error).under(attr);
   const actors = parsed.data;
   const source = parseInsightQuery(actors.source, `${attr}__source`);
-  try {
-    switch (source.kind) {
-      case "LifecycleQuery": {
-        const day = actors.day === null || actors.day === undefined ? undefined : String(actors.day);
-        return await lifecycleActorIds(ctx, source, { day, status: actors.status ?? undefined }, rows);
+  // The point's own fields are checked here, under `attr`; what the insight's run refuses (its
+  // dates, say) is a field of the source.
+  const own = (error: unknown) => (error instanceof ApiError ? error.under(attr) : error);
+  const run = <T>(answer: Promise<T>) =>
+    answer.catch((error: unknown) => {
+      throw error instanceof ApiError ? error.under(`${attr}__source`) : error;
+    });
+  switch (source.kind) {
+    case "LifecycleQuery": {
+      let day: number | undefined;
+      try {
+        if (actors.day !== null && actors.day !== undefined && actors.day !== "")
+          day = parseInstant(String(actors.day), clockOf(ctx), "day");
+      } catch (error) {
+        throw own(error);
       }
-      case "StickinessQuery": {
-        const day = actors.day === null || actors.day === undefined ? undefined : Number(actors.day);
-        if (day !== undefined && !(Number.isInteger(day) && day >= 1))
-          throw validationError("day must be a number of intervals (1 or more).", "day");
-        const pick = {
-          day,
-          series: actors.series ?? undefined,
-          compare: actors.compare ?? undefined,
-          operator: actors.operator ?? undefined,
-        };
-        return await stickinessActorIds(ctx, source, pick, rows);
-      }
-      case "RetentionQuery": {
-        const value = actors.breakdown;
-        const breakdown = value === null || value === undefined ? undefined : [value].flat().map(String).join("::");
-        return await retentionActorIds(ctx, source, { cohort: actors.interval ?? undefined, breakdown }, rows);
-      }
-      case "TrendsQuery":
-        throw validationError(
+      return run(lifecycleActorIds(ctx, source, { day, status: actors.status ?? undefined }, rows));
+    }
+    case "StickinessQuery": {
+      const day = actors.day === null || actors.day === undefined ? undefined : Number(actors.day);
+      if (day !== undefined && !(Number.isInteger(day) && day >= 1))
+        throw own(validationError("day must be a number of intervals (1 or more).", "day"));
+      const series = actors.series ?? 0;
+      if (series >= source.series.length) throw own(validationError(`The query has no series ${series}.`, "series"));
+      const pick = { day, series, compare: actors.compare ?? undefined, operator: actors.operator ?? undefined };
+      return run(stickinessActorIds(ctx, source, pick, rows));
+    }
+    case "RetentionQuery": {
+      const value = actors.breakdown;
+      const breakdown = value === null || value === undefined ? undefined : [value].flat().map(String).join("::");
+      return run(retentionActorIds(ctx, source, { cohort: actors.interval ?? undefined, breakdown }, rows));
+    }
+    case "TrendsQuery":
+      throw own(
+        validationError(
           "The persons of a TrendsQuery data point are not computed yet (LifecycleQuery, StickinessQuery and RetentionQuery are).",
           "source__kind",
-        );
-    }
-  } catch (error) {
-    throw error instanceof ApiError ? error.under(attr) : error;
+        ),
+      );
   }
 }

@@ -1,4 +1,5 @@
-import { type DateClock, parseDate, type ParsedDate } from "../lib/time/date-range";
+import { clockOf, type DateClock, parseDate, type ParsedDate } from "../lib/time/date-range";
+import type { InsightContext } from "./context";
 import { validationError } from "../lib/errors";
 import { iso } from "../lib/time/iso";
 import { parseRelative, RANGE_FORM, timeBefore } from "../lib/time/relative";
@@ -85,6 +86,16 @@ function resolveTo(input: RangeInput, interval: Interval, clock: DateClock, expl
       : parsed.instant + 1;
   }
   return addIntervals(startOfInterval(parsed.instant, "day", zone), 1, "day", zone);
+}
+
+/** The range an insight query with a `dateRange` and an `interval` (default day) reads, in its context. */
+export function queryRange(
+  ctx: InsightContext,
+  query: { dateRange?: RangeInput | null; interval?: Interval | null },
+): Promise<InsightRange> {
+  return resolveInsightRange(query.dateRange ?? {}, query.interval ?? "day", clockOf(ctx), () =>
+    ctx.store.earliestEvent(ctx.projectId),
+  );
 }
 
 /** Each bucket's events: its interval, cut to the range. */

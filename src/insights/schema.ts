@@ -102,6 +102,10 @@ export const IntervalSchema = z.enum(["hour", "day", "week", "month"], {
   message: "interval must be hour, day, week or month.",
 });
 
+/** Fields of a filter that only change how PostHog's app draws the result: accepted, not used. */
+export const drawingOnly = (keys: readonly string[]) =>
+  Object.fromEntries(keys.map((key) => [key, z.unknown().optional()]));
+
 /** Fields of every insight query that change no number: accepted, not used. */
 export const COSMETIC_FIELDS = {
   modifiers: z.record(z.string(), z.unknown()).nullish(),

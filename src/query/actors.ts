@@ -3,9 +3,8 @@ import { insightActorIds } from "../insights/actors";
 import type { InsightContext } from "../insights/context";
 import type { Db } from "../db/client";
 import { fromZodError, validationError } from "../lib/errors";
-import { actorRecord, personName } from "../persons/serialize";
+import { actorRecord, personName, type PersonWithIds } from "../persons/serialize";
 import { getPersonsByIds } from "../persons/service";
-import type { PersonWithIds } from "../persons/serialize";
 
 /**
  * PostHog's ActorsQuery over an insight's persons (actors_query_runner.py): the persons of an

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject, envelope } from "../helpers";
+import { until } from "../clickhouse/worker/queue-helpers";
+import { call, createProject, envelope, onClickHouse } from "../helpers";
 import { captureJourneys } from "../conformance/analysis-helpers";
 
 /**
@@ -76,6 +77,37 @@ describe("LifecycleQuery", () => {
     expect(body.results[0].labels).toEqual(["4-Jan 10:00", "4-Jan 11:00"]);
   });
 
+  it("counts a deleted person's remaining events as no one's creation", async () => {
+    const own = await createProject();
+    await captureJourneys(own.api_token, { erin: [view("2020-01-02T10:00:00Z")] });
+    const persons = await call(`/api/projects/${own.id}/persons/?distinct_id=erin`);
+    const uuid = persons.json.results[0].uuid;
+    expect((await call(`/api/projects/${own.id}/persons/${uuid}/`, { method: "DELETE" })).status).toBe(204);
+    if (onClickHouse)
+      await until<{ d: number }>(
+        "SELECT argMax(is_deleted, version) AS d FROM person WHERE team_id = {t:Int64} GROUP BY id",
+        { t: own.id },
+        (rows) => rows.some((r) => Number(r.d) === 1),
+      );
+    const res = await call(`/api/environments/${own.id}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "LifecycleQuery",
+          series: pageviews,
+          dateRange: { date_from: "2020-01-01", date_to: "2020-01-03" },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(Object.fromEntries(res.json.results.map((r: any) => [r.status, r.data]))).toEqual({
+      new: [0, 0, 0],
+      returning: [0, 0, 0],
+      resurrecting: [0, 1, 0],
+      dormant: [0, 0, -1],
+    });
+  });
+
   it("refuses what it does not compute, naming the field", async () => {
     const two = await refused({ kind: "LifecycleQuery", series: [...pageviews, ...pageviews] });
     expect(two).toMatchObject({ attr: "query__series", detail: "A lifecycle query takes one series." });
@@ -122,6 +154,25 @@ describe("StickinessQuery", () => {
     ]);
     const weekly = (await stickiness({ interval: "week" })).results[0];
     expect([weekly.data, weekly.labels]).toEqual([[3], ["1 week"]]);
+  });
+
+  it("counts units of several intervals from an exact end, whatever the hour", async () => {
+    const own = await createProject();
+    await captureJourneys(own.api_token, { fay: [view("2020-01-02T06:00:00Z"), view("2020-01-02T18:00:00Z")] });
+    const res = await call(`/api/environments/${own.id}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "StickinessQuery",
+          series: pageviews,
+          intervalCount: 2,
+          // Units of two days back from 4 January 12:00: the second starts at noon on the 2nd.
+          dateRange: { date_from: "2020-01-01T00:00:00", date_to: "2020-01-04T12:00:00", explicitDate: true },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.results[0].data).toEqual([0, 1]);
   });
 
   it("interleaves the previous period after each series with compare", async () => {

@@ -91,6 +91,39 @@ describe("RetentionQuery", () => {
     ]);
   });
 
+  it("puts a first-ever occurrence in its own breakdown value, even when others only return", async () => {
+    const own = await createProject();
+    await captureJourneys(own.api_token, {
+      old_user: [
+        { event: "app_opened", timestamp: day(0) },
+        { event: "insight_viewed", timestamp: day(1), properties: { $feature: "control" } },
+      ],
+    });
+    const res = await call(`/api/environments/${own.id}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "RetentionQuery",
+          dateRange: { date_from: day(0), date_to: day(3) },
+          retentionFilter: {
+            totalIntervals: 4,
+            retentionType: "retention_first_ever_occurrence",
+            targetEntity: { id: "app_opened", type: "events" },
+            returningEntity: { id: "insight_viewed", type: "events" },
+          },
+          breakdownFilter: { breakdown: "$feature", breakdown_type: "event" },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.results.map((r: any) => [r.breakdown_value, r.values.map((v: any) => v.count)])).toEqual([
+      ["", [1, 0, 0, 0]],
+      ["", [0, 0, 0, 0]],
+      ["", [0, 0, 0, 0]],
+      ["", [0, 0, 0, 0]],
+    ]);
+  });
+
   it("answers a cohort's persons through ActorsQuery", async () => {
     const actors = async (source: Record<string, unknown>) =>
       (

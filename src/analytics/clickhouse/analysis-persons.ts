@@ -4,12 +4,13 @@ import type { ClickHouseParams } from "./params";
 
 /**
  * Each person's latest version in the mirror (argMax by version), deleted ones included: a deleted
- * person's row keeps no properties, so it reads as having none, as on D1 where its row is gone.
+ * person's row keeps no properties, so it reads as having none, as on D1 where its row is gone, and
+ * `is_deleted` says so (its created_at stays).
  * `d1_id` is the person's D1 row id: the key and the order of the views' answers.
  */
 export const LATEST_PERSONS =
   "SELECT id, argMax(d1_id, version) AS d1_id, argMax(properties, version) AS properties," +
-  " toUnixTimestamp64Micro(argMax(created_at, version)) AS created_at" +
+  " toUnixTimestamp64Micro(argMax(created_at, version)) AS created_at, argMax(is_deleted, version) AS is_deleted" +
   ` FROM person WHERE team_id = ${TEAM_PARAM} GROUP BY id`;
 
 /**

@@ -25,9 +25,11 @@ function statusesSql(question: LifecycleQuestion, params: ClickHouseParams, coho
   const zone = params.text(bucketing.timezone);
   const start = (t: string) => periodStart(bucketing.interval, t, zone, bucketing.weekStart);
   const grouped = `SELECT pid, ${start("timestamp")} AS k FROM ${events} WHERE ${condition} GROUP BY pid, k`;
-  const active = `SELECT pid, arraySort(groupArray(${periodIndex(bucketing, "k", params)})) AS a FROM (${grouped}) GROUP BY pid`;
-  // A person without a mirror row reads created_at 0: in no period (as on D1, where there is no row).
-  const created = periodIndex(bucketing, start("fromUnixTimestamp64Micro(lp.created_at)"), params);
+  const active = `SELECT pid, arraySort(arrayFilter(x -> x >= 0, groupArray(${periodIndex(bucketing, "k", params)}))) AS a
+    FROM (${grouped}) GROUP BY pid`;
+  // A person without a mirror row reads created_at 0, in no period; a deleted one is created in none
+  // either (as on D1, where neither has a row).
+  const created = `if(lp.is_deleted = 1, -1, ${periodIndex(bucketing, start("fromUnixTimestamp64Micro(lp.created_at)"), params)})`;
   const count = params.bind(periods.length, "Int64");
   const pairs = `arrayConcat(
       arrayMap(i -> (a[i], multiIf(i = 1 AND a[i] = c, 'new', i > 1 AND a[i - 1] = a[i] - 1, 'returning', 'resurrecting')), arrayEnumerate(a)),

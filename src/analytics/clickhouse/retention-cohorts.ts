@@ -34,18 +34,20 @@ function cellsSql(question: RetentionQuestion, params: ClickHouseParams, cohorts
   const grouped = `SELECT pid, ${bv} AS bv, ${periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart)} AS k,
       countIf(${target.condition}) AS tc, countIf(${returning.condition}) AS rc, countIf(${named.condition}) AS nc,
       minIf(timestamp, ${target.condition}) AS first, minIf(timestamp, ${named.condition}) AS first_named
-    FROM ${events} WHERE (${named.condition}) OR (${returning.condition}) GROUP BY pid, bv, k`;
+    FROM ${events} WHERE (${named.condition}) OR ((${returning.condition}) AND timestamp >= ${params.time(periods[0][0])})
+    GROUP BY pid, bv, k`;
   const minimum = params.bind(question.minimumOccurrences ?? 1, "UInt64");
   const perPerson = `SELECT pid, bv, groupArrayIf(idx, tc > 0 AND idx >= 0) AS starts,
       groupArrayIf(idx, rc >= ${minimum} AND idx >= 0) AS returns, if(countIf(tc > 0) > 0, argMinIf(idx, first, tc > 0), -1) AS anchor,
       if(countIf(tc > 0) > 0 AND minIf(first, tc > 0) = minIf(first_named, nc > 0), argMinIf(idx, first_named, nc > 0), -1) AS anchor_ever,
-      minIf(first_named, nc > 0) AS fn
+      if(countIf(nc > 0) > 0, minIf(first_named, nc > 0), NULL) AS fn
     FROM (SELECT pid, bv, ${periodIndex(bucketing, "k", params)} AS idx, tc, rc, nc, first, first_named FROM (${grouped}))
     GROUP BY pid, bv`;
   // A first-ever occurrence is one event: the person's cohort is in its breakdown value only.
   const persons =
     question.first === "ever"
-      ? `SELECT * FROM (SELECT *, min(fn) OVER (PARTITION BY pid) AS earliest FROM (${perPerson})) WHERE fn = earliest`
+      ? `SELECT * FROM (SELECT *, minIf(tuple(fn, bv), isNotNull(fn)) OVER (PARTITION BY pid) AS earliest FROM (${perPerson}))
+        WHERE tuple(fn, bv) = earliest`
       : perPerson;
   const anchor = question.first === "ever" ? "anchor_ever" : "anchor";
   const cohortsOf = question.first ? `if(${anchor} >= 0, [${anchor}], [])` : "starts";
@@ -83,7 +85,7 @@ export async function retentionActorIdsOnClickHouse(
 ): Promise<number[]> {
   const params = new ClickHouseParams(query.question.projectId);
   const where = [
-    query.cohort === undefined ? "1" : `cohort = ${params.bind(query.cohort, "Int64")}`,
+    query.start === undefined ? "1" : `cohort = ${params.bind(query.start, "Int64")}`,
     query.breakdownValue === undefined ? "1" : `bv = ${params.text(query.breakdownValue)}`,
   ].join(" AND ");
   const selected = `(SELECT pid FROM ${cellsSql(query.question, params, cohorts)} WHERE ${where})`;

@@ -9,15 +9,17 @@ import type { ClickHouseCohorts } from "./property-filters";
 
 /**
  * Each person's number of active windows (`pid`, `n`), as on D1 (d1/stickiness.ts). A calendar
- * window is an event's local period (ClickHouse's zone functions); windows of several intervals are
- * found from the events grouped by person and local hour or day (the first cut to the range's
- * start), each group's window searched among the windows' starts.
+ * window is an event's local period (ClickHouse's zone functions); a unit of several intervals is
+ * found by searching the windows' starts.
  */
 function activeSql(question: StickinessQuestion, params: ClickHouseParams, cohorts: ClickHouseCohorts): string {
   const { entity, windows, bucketing, criteria } = question;
   const { condition, withPerson } = seriesCondition(params, cohorts, entity, question.properties);
-  const from = windows[0][0];
-  const events = analysisEvents(params, { from, to: windows[windows.length - 1][1] }, { personProperties: withPerson });
+  const events = analysisEvents(
+    params,
+    { from: windows[0][0], to: windows[windows.length - 1][1] },
+    { personProperties: withPerson },
+  );
   const zone = params.text(bucketing.timezone);
   const calendar = !bucketing.intervalCount;
   const period = periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart);
@@ -26,15 +28,14 @@ function activeSql(question: StickinessQuestion, params: ClickHouseParams, cohor
   // Each person's matching events per window (`k`: the window's key).
   let perWindow = `SELECT pid, ${period} AS k, count() AS c FROM ${events} WHERE ${condition} GROUP BY pid, k`;
   if (!calendar) {
-    const unit =
-      bucketing.interval === "hour" ? `toStartOfHour(timestamp, ${zone})` : `toStartOfDay(timestamp, ${zone})`;
+    // Units counted back from the range's end need not start on a local hour or day: each event
+    // finds its window among the windows' starts.
     const starts = params.bind(
       windows.map(([s]) => Date.parse(s)),
       "Array(Int64)",
     );
-    const units = `SELECT pid, greatest(toUnixTimestamp(${unit}) * 1000, ${params.bind(Date.parse(from), "Int64")}) AS u, count() AS c
-      FROM ${events} WHERE ${condition} GROUP BY pid, u`;
-    perWindow = `SELECT pid, arrayCount(s -> s <= u, ${starts}) AS k, sum(c) AS c FROM (${units}) GROUP BY pid, k`;
+    perWindow = `SELECT pid, arrayCount(s -> s <= toUnixTimestamp64Milli(timestamp), ${starts}) AS k, count() AS c
+      FROM ${events} WHERE ${condition} GROUP BY pid, k`;
   }
   const counted = criteria ? `c ${COUNT_OPERATORS[criteria.operator]} ${params.bind(criteria.value, "UInt64")}` : "1";
   return `(SELECT pid, countIf(${counted}) AS n FROM (${perWindow}) GROUP BY pid HAVING n > 0)`;

@@ -5,7 +5,7 @@ import type { EventEntity, RetentionActorsQuery, RetentionCount, RetentionQuesti
 import { byTime } from "./funnel-sql";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import { runAll } from "./run";
-import { windowsCte } from "./windows";
+import { inWindows, windowsCte } from "./windows";
 
 /**
  * Each person's retention cells (`cells`: pid, bv, cohort, k; k = 0 their cohort) and cohorts
@@ -38,9 +38,7 @@ function cellsSql(question: RetentionQuestion, params: Params, cohorts: CohortSq
     // Per person, value and period: whether they did the target, and how many return events.
     `ev AS (
       SELECT x.person_id AS pid, ${bv} AS bv, w.idx AS idx, max(${target}) AS t, sum(${returning}) AS rc
-      FROM periods w CROSS JOIN ${byTime(named)}
-      WHERE x.project_id = ${project} AND x.timestamp >= w.s AND x.timestamp < w.e AND x.person_id IS NOT NULL${eventIn}
-        AND ${global} AND (${target} OR ${returning})
+      ${inWindows("periods", named, project, `x.person_id IS NOT NULL${eventIn} AND ${global} AND (${target} OR ${returning})`)}
       GROUP BY 1, 2, 3)`,
   ];
   if (question.first) {
@@ -102,7 +100,7 @@ export async function retentionActorIds(
 ): Promise<number[]> {
   const params = new Params();
   const where = [
-    query.cohort === undefined ? "1" : `cohort = ${params.bind(query.cohort)}`,
+    query.start === undefined ? "1" : `cohort = ${params.bind(query.start)}`,
     query.breakdownValue === undefined ? "1" : `bv = ${params.bind(query.breakdownValue)}`,
   ].join(" AND ");
   const sql = `${cellsSql(query.question, params, cohorts)}

@@ -5,7 +5,7 @@ import { byTime } from "./funnel-sql";
 import { eventColumns, propertiesSql } from "./property-filters";
 
 /**
- * What trends, lifecycle and stickiness read on D1: a series' events in each of a question's
+ * What trends, lifecycle, stickiness and retention read on D1: a series' events in each of a question's
  * windows. The windows go to SQL as one JSON parameter of UTC bounds and drive the join, one range
  * scan of the event index per window, so every event is read once.
  */

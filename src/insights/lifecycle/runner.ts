@@ -1,10 +1,9 @@
 import type { z } from "@hono/zod-openapi";
 import { lifecyclePeriods } from "../../analytics/periods";
 import { LIFECYCLE_TYPES, type LifecycleQuestion } from "../../analytics/queries";
-import { clockOf } from "../../lib/time/date-range";
 import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
-import { type InsightRange, resolveInsightRange } from "../date-range";
+import { type InsightRange, queryRange } from "../date-range";
 import { bucketDay, bucketLabel, resolvedDateRange } from "../labels";
 import type { LifecycleQuery, LifecycleSeriesSchema } from "./schema";
 
@@ -28,10 +27,10 @@ export function planLifecycle(query: LifecycleQuery): void {
   if (query.series[0].properties) parseFilterGroup(query.series[0].properties, "series__0__properties", "event");
 }
 
-/** The store's question for a lifecycle over `starts` (its buckets), for counts and drill-downs alike. */
-export function lifecycleQuestion(ctx: InsightContext, query: LifecycleQuery, starts: number[]): LifecycleQuestion {
+/** The store's question for a lifecycle over `range` (its buckets), for counts and drill-downs alike. */
+export function lifecycleQuestion(ctx: InsightContext, query: LifecycleQuery, range: InsightRange): LifecycleQuestion {
   const node = query.series[0];
-  const interval = query.interval ?? "day";
+  const { starts, interval } = range;
   return {
     projectId: ctx.projectId,
     series: { event: node.event ?? null, order: 0, properties: node.properties ?? undefined },
@@ -40,18 +39,11 @@ export function lifecycleQuestion(ctx: InsightContext, query: LifecycleQuery, st
   };
 }
 
-/** The range a lifecycle query reads: its buckets are the range's periods. */
-export function lifecycleRange(ctx: InsightContext, query: LifecycleQuery): Promise<InsightRange> {
-  return resolveInsightRange(query.dateRange ?? {}, query.interval ?? "day", clockOf(ctx), () =>
-    ctx.store.earliestEvent(ctx.projectId),
-  );
-}
-
 export async function runLifecycle(ctx: InsightContext, query: LifecycleQuery): Promise<LifecycleResponse> {
   planLifecycle(query);
-  const range = await lifecycleRange(ctx, query);
+  const range = await queryRange(ctx, query);
   const interval = range.interval;
-  const counts = await ctx.store.lifecycle(lifecycleQuestion(ctx, query, range.starts));
+  const counts = await ctx.store.lifecycle(lifecycleQuestion(ctx, query, range));
   const zone = ctx.timezone;
   const labels = range.starts.map((s) => bucketLabel(s, interval, zone, range));
   const days = range.starts.map((s) => bucketDay(s, interval, zone));

@@ -16,5 +16,5 @@ export async function retentionActorIds(
 ): Promise<number[]> {
   const question = await retentionQuestion(ctx, query, planRetention(query));
   if (pick.cohort !== undefined && pick.cohort >= question.periods.length) return [];
-  return ctx.store.retentionActors({ question, cohort: pick.cohort, breakdownValue: pick.breakdown, rows });
+  return ctx.store.retentionActors({ question, start: pick.cohort, breakdownValue: pick.breakdown, rows });
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BreakdownFilter, COSMETIC_FIELDS, DateRange, Filters, REFUSED_FIELDS } from "../schema";
+import { BreakdownFilter, COSMETIC_FIELDS, DateRange, drawingOnly, Filters, REFUSED_FIELDS } from "../schema";
 
 /** PostHog's RetentionQuery (schema-general.ts), as edgehog accepts it. */
 
@@ -61,7 +61,7 @@ const RetentionFilter = z
     retentionCustomBrackets: z.null({ message: "retentionCustomBrackets are not supported." }).optional(),
     aggregationType: z.literal("count", { message: "Only the count aggregation is supported." }).nullish(),
     aggregationProperty: z.null({ message: "aggregationProperty is not supported." }).optional(),
-    ...Object.fromEntries(DRAWING_ONLY.map((key) => [key, z.unknown().optional()])),
+    ...drawingOnly(DRAWING_ONLY),
   })
   .strict()
   .openapi("RetentionFilter");

@@ -1,9 +1,8 @@
 import type { CountOperator, RowWindow } from "../../analytics/queries";
-import { validationError } from "../../lib/errors";
 import { clockOf } from "../../lib/time/date-range";
 import type { InsightContext } from "../context";
-import { previousRange } from "../date-range";
-import { planStickiness, stickinessQuestion, stickinessRange } from "./runner";
+import { previousRange, queryRange } from "../date-range";
+import { planStickiness, stickinessQuestion } from "./runner";
 import type { StickinessQuery } from "./schema";
 
 /**
@@ -22,8 +21,7 @@ export async function stickinessActorIds(
   planStickiness(query);
   const order = pick.series ?? 0;
   const node = query.series[order];
-  if (!node) throw validationError(`The query has no series ${order}.`, "series");
-  const current = await stickinessRange(ctx, query);
+  const current = await queryRange(ctx, query);
   const range =
     pick.compare === "previous"
       ? previousRange(current, query.dateRange ?? {}, query.compareFilter?.compare_to, clockOf(ctx))

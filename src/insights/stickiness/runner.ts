@@ -4,7 +4,7 @@ import type { StickinessQuestion } from "../../analytics/queries";
 import { clockOf } from "../../lib/time/date-range";
 import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
-import { type InsightRange, previousRange, resolveInsightRange } from "../date-range";
+import { type InsightRange, previousRange, queryRange } from "../date-range";
 import { resolvedDateRange } from "../labels";
 import type { EventsNode } from "../schema";
 import type { StickinessQuery, StickinessSeriesSchema } from "./schema";
@@ -50,16 +50,9 @@ export function stickinessQuestion(
   };
 }
 
-/** The range a stickiness query reads (the current period). */
-export function stickinessRange(ctx: InsightContext, query: StickinessQuery): Promise<InsightRange> {
-  return resolveInsightRange(query.dateRange ?? {}, query.interval ?? "day", clockOf(ctx), () =>
-    ctx.store.earliestEvent(ctx.projectId),
-  );
-}
-
 export async function runStickiness(ctx: InsightContext, query: StickinessQuery): Promise<StickinessResponse> {
   planStickiness(query);
-  const range = await stickinessRange(ctx, query);
+  const range = await queryRange(ctx, query);
   const compare = !!query.compareFilter?.compare;
   const periods: { range: InsightRange; label?: "current" | "previous" }[] = compare
     ? [

@@ -7,6 +7,7 @@ import {
   Filters,
   IntervalSchema,
   REFUSED_FIELDS,
+  drawingOnly,
 } from "../schema";
 
 /** PostHog's StickinessQuery (schema-general.ts), as edgehog accepts it. */
@@ -39,7 +40,7 @@ const StickinessFilter = z
       .nullish()
       .openapi({ description: "`cumulative`: persons active in N or more intervals." }),
     stickinessCriteria: StickinessCriteria.nullish(),
-    ...Object.fromEntries(DRAWING_ONLY.map((key) => [key, z.unknown().optional()])),
+    ...drawingOnly(DRAWING_ONLY),
   })
   .strict()
   .openapi("StickinessFilter");

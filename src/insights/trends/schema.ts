@@ -8,6 +8,7 @@ import {
   IntervalSchema,
   REFUSED_FIELDS,
   BreakdownFilter,
+  drawingOnly,
 } from "../schema";
 
 /**
@@ -66,7 +67,7 @@ const TrendsFilter = z
     formulas: z.array(z.string()).nullish(),
     formulaNodes: z.array(FormulaNode).nullish(),
     smoothingIntervals: z.literal(1, { message: "smoothingIntervals other than 1 are not supported." }).nullish(),
-    ...Object.fromEntries(DRAWING_ONLY.map((key) => [key, z.unknown().optional()])),
+    ...drawingOnly(DRAWING_ONLY),
   })
   .strict()
   .openapi("TrendsFilter");
