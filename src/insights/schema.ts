@@ -122,3 +122,12 @@ export const REFUSED_FIELDS = {
 };
 
 export type EventsNode = z.infer<typeof EventsNode>;
+
+/** The fields every insight query kind has (PostHog's InsightsQueryBase), spread into each kind's schema. */
+export const INSIGHT_QUERY_BASE = {
+  dateRange: DateRange.nullish(),
+  properties: Filters,
+  filterTestAccounts: z.boolean().nullish(),
+  ...REFUSED_FIELDS,
+  ...COSMETIC_FIELDS,
+};

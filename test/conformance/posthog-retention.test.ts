@@ -492,40 +492,204 @@ async function timezones(dateTo: string) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The cases both files hold: each body is written once here and registered by both blocks. Where the two
+// files' translations differ (a `date_to`, a filter's shape, an assertion one file makes), the block passes
+// its part in, or asserts it after the shared body, at its registration.
+
+/** 11 cohorts: most tests' count, and the legacy filters' default (see the legacy block). */
+const ELEVEN = { totalIntervals: 11 };
+
+/** person1 and person2's emails (test_retention_with_user_properties). */
+const EMAILS = { person1: { email: "person1@test.com" }, person2: { email: "person2@test.com" } };
+
+/** `n` day cohorts (`Day 0`, …) of the `expected` counts. */
+function expectDays(results: Cohort[], n: number, expected: number[][]) {
+  expect(results).toHaveLength(n);
+  expect(results.map((r) => r.label)).toEqual(periods("Day", n));
+  expect(counts(results)).toEqual(expected);
+}
+
+/** `n` day cohorts from 10 June (00:00 UTC) of the `expected` counts. */
+function expectDaysFromJune10(results: Cohort[], n: number, expected: number[][]) {
+  expectDays(results, n, expected);
+  expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
+}
+
+/** test_retention_default: no date range, the last 11 days to now, in which nothing happened. */
+async function retentionDefault() {
+  const projectId = await twoPersons().project();
+  const results = await retention(projectId, { retentionFilter: ELEVEN });
+  expect(counts(results)).toEqual(zeros(11));
+}
+
+/**
+ * test_day_interval: `date_to` at 06:00 on the 20th, the whole 20th is in, 11 day cohorts from the 10th;
+ * `query` adds to the query (test_day_interval_sampled's `samplingFactor`).
+ */
+async function dayInterval(query: Query = {}) {
+  const projectId = await twoPersons().project();
+  const results = await retention(projectId, { dateRange: { date_to: d(10, 6) }, ...query, retentionFilter: ELEVEN });
+  expectDaysFromJune10(results, 11, DAY_INTERVAL);
+}
+
+/** MONTH_ROWS (test_month_interval) by month, 11 cohorts to `dateTo`; the cohorts (their dates: the caller's). */
+async function monthInterval(dateTo: string) {
+  const projectId = await emailPersons().events(MONTH_ROWS).project();
+  const results = await retention(projectId, {
+    dateRange: { date_to: dateTo },
+    retentionFilter: { period: "Month", totalIntervals: 11 },
+  });
+  expect(results.map((r) => r.label)).toEqual(periods("Month", 11));
+  expect(counts(results)).toEqual(MONTH_COUNTS);
+  return results;
+}
+
+/** WEEK_ROWS by week, 7 cohorts to `dateTo` in the project `projectId`. */
+const weeks = (projectId: number, dateTo: string) =>
+  retention(projectId, { dateRange: { date_to: dateTo }, retentionFilter: { period: "Week", totalIntervals: 7 } });
+
+/** 7 week cohorts of WEEK_COUNTS starting at `starts`. */
+function expectWeeks(results: Cohort[], starts: string[]) {
+  expect(results.map((r) => r.label)).toEqual(periods("Week", 7));
+  expect(counts(results)).toEqual(WEEK_COUNTS);
+  expect(instants(results)).toEqual(starts);
+}
+
+/** test_week_interval: weeks start on Sunday (the project's default), then on Monday. */
+async function weekInterval() {
+  const projectId = await emailPersons().events(WEEK_ROWS).project();
+  expectWeeks(await weeks(projectId, d(10, 0, 1)), SUNDAY_WEEKS);
+  await patchProject(projectId, { week_start_day: 1 });
+  expectWeeks(await weeks(projectId, d(10, 0, 1)), MONDAY_WEEKS);
+}
+
+/** test_interval_rounding: `date_to` on Friday 24 July, the first cohort is still the week of 7 June. */
+async function intervalRounding() {
+  const projectId = await emailPersons().events(WEEK_ROWS).project();
+  expectWeeks(await weeks(projectId, d(14, 0, 1)), SUNDAY_WEEKS);
+}
+
+/**
+ * test_hour_interval: HOUR_ROWS by hour to 16:13 on the 10th, 11 cohorts from `first` (ISO, UTC); the
+ * project in `timezone`, the events' wall times at `offset` (test_hour_interval_team_timezone).
+ */
+async function hourInterval(first = "2020-06-10T06:00:00Z", timezone?: string, offset?: string) {
+  const projectId = await emailPersons(offset).events(HOUR_ROWS).project(timezone);
+  const results = await retention(projectId, {
+    dateRange: { date_to: d(0, 16, 0, 13) },
+    retentionFilter: { period: "Hour", totalIntervals: 11 },
+  });
+  expect(results.map((r) => r.label)).toEqual(periods("Hour", 11));
+  expect(counts(results)).toEqual(MONTH_COUNTS);
+  expect(instants(results)).toEqual(everyHours(first, 11, 1));
+}
+
+/** test_retention_people_basic: cohort 0 (the 10th) is person1 alone. */
+async function peopleBasic() {
+  const projectId = await twoPersons().project();
+  const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
+  expect(await persons(projectId, query, 0)).toEqual(["alias1+person1"]);
+}
+
+/** test_retention_people_in_period: cohort 2 (the 12th) is person2 and person1 (compared as a set). */
+async function peopleInPeriod() {
+  const projectId = await twoPersons([...TWO_PERSONS, ["person2", d(7)]]).project();
+  const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
+  expect(await persons(projectId, query, 2)).toEqual(sorted(["alias1+person1", "person2"]));
+}
+
+/** First-time `$user_signed_up`, returning on `$pageview` (the people tests: no entity names). */
+const FIRST_TIME_IDS = {
+  retentionType: "retention_first_time",
+  targetEntity: { id: "$user_signed_up", type: "events" },
+  returningEntity: { id: "$pageview", type: "events" },
+};
+
+/** The persons of cohort 0 of first-time sign-ups to `dateTo`, with `retentionFilter`'s intervals. */
+const firstTimeCohortZero = (projectId: number, dateTo: string, retentionFilter: Query) =>
+  persons(projectId, { dateRange: { date_to: dateTo }, retentionFilter: { ...FIRST_TIME_IDS, ...retentionFilter } }, 0);
+
+/** test_retention_people_in_period_first_time: the first-time sign-ups of the 10th (cohort 0 to the 20th): person3. */
+async function peopleInPeriodFirstTime() {
+  const projectId = await firstTimeData().project();
+  expect(await firstTimeCohortZero(projectId, d(10, 6), ELEVEN)).toEqual(["person3"]);
+}
+
+/** test_retention_people_first_time: person3 on the 10th, then none in cohort 0 to the 24th (`later`'s intervals). */
+async function peopleFirstTime(later: Query) {
+  const projectId = await firstTimeData().project();
+  expect(await firstTimeCohortZero(projectId, d(10, 6), ELEVEN)).toEqual(["person3"]);
+  expect(await firstTimeCohortZero(projectId, d(14, 6), later)).toEqual([]);
+}
+
+/** multipleEventsData() in 7 day cohorts to the 16th, with `retentionFilter`'s entities: the `expected` counts. */
+async function multipleEvents(retentionFilter: Query, expected: number[][]) {
+  const projectId = await multipleEventsData().project();
+  const results = await retention(projectId, {
+    dateRange: { date_to: d(6, 6) },
+    retentionFilter: { totalIntervals: 7, ...retentionFilter },
+  });
+  expectDays(results, 7, expected);
+}
+
+/** Any event as the target and as the return (test_retention_any_event). */
+const ANY_EVENT_ENTITIES = {
+  targetEntity: { id: null, type: "events" },
+  returningEntity: { id: null, type: "events" },
+};
+
+/** test_first_time_retention: firstTimeData() in 7 day cohorts to the 15th, with `retentionFilter`'s entities. */
+async function firstTimeRetention(retentionFilter: Query) {
+  const projectId = await firstTimeData().project();
+  const results = await retention(projectId, {
+    dateRange: { date_to: d(5, 6) },
+    retentionFilter: { totalIntervals: 7, ...retentionFilter },
+  });
+  expectDays(results, 7, FIRST_TIME_DAYS);
+}
+
+/** test_retention_with_properties: only the events with `$some_property: "value"` (as `properties` says it). */
+async function withSomeProperty(properties: unknown) {
+  const projectId = await twoPersons().project();
+  const results = await retention(projectId, { dateRange: { date_to: d(10, 0) }, retentionFilter: ELEVEN, properties });
+  expectDaysFromJune10(results, 11, WITH_SOME_PROPERTY);
+}
+
+/** test_retention_with_user_properties: only person1 (by email, as `properties` says it), 7 days to the 16th. */
+async function withUserProperties(properties: unknown) {
+  const projectId = await twoPersons(TWO_PERSONS, EMAILS).project();
+  const results = await retention(projectId, {
+    dateRange: { date_to: d(6, 0) },
+    properties,
+    retentionFilter: { totalIntervals: 7 },
+  });
+  expectDaysFromJune10(results, 7, PERSON1_ONLY);
+}
+
+/** test_filter_test_accounts: person1 (`test@posthog.com`) is a test account, left out. */
+async function filterTestAccounts() {
+  const projectId = await twoPersons(TWO_PERSONS, { person1: { email: "test@posthog.com" } }).project();
+  await patchProject(projectId, { test_account_filters: TEST_ACCOUNT_FILTERS });
+  const results = await retention(projectId, {
+    dateRange: { date_to: d(10, 6) },
+    filterTestAccounts: true,
+    retentionFilter: ELEVEN,
+  });
+  expectDaysFromJune10(results, 11, WITHOUT_PERSON1);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 
 conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", version: "02ace87db8" }, () => {
   // posthog/hogql_queries/insights/retention/test/test_retention_query_runner.py: TestRetention, then
   // TestClickhouseRetentionGroupAggregation.
 
-  // No date range: the last 11 days to now, in which nothing happened.
-  agrees("test_retention_default", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, { retentionFilter: { totalIntervals: 11 } });
-    expect(counts(results)).toEqual(zeros(11));
-  });
+  agrees("test_retention_default", retentionDefault);
+  agrees("test_day_interval", () => dayInterval());
 
-  // `date_to` at 06:00 on the 20th: the whole 20th is in, 11 day cohorts from the 10th.
-  agrees("test_day_interval", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 6) },
-      retentionFilter: { totalIntervals: 11 },
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(DAY_INTERVAL);
-  });
-
+  // `date_to` on 25 November: the month cohorts begin on the 1st, January to November.
   agrees("test_month_interval", async () => {
-    const projectId = await emailPersons().events(MONTH_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(15, 0, 5) },
-      retentionFilter: { period: "Month", totalIntervals: 11 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Month", 11));
-    expect(counts(results)).toEqual(MONTH_COUNTS);
-    expect(instants(results)).toEqual(MONTH_STARTS);
+    expect(instants(await monthInterval(d(15, 0, 5)))).toEqual(MONTH_STARTS);
   });
 
   agrees("test_month_interval_with_person_on_events_v2", async () => {
@@ -533,57 +697,14 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
     expect(instants(results)).toEqual(MONTH_STARTS);
   });
 
-  // Weeks start on Sunday (the project's default), then on Monday.
-  agrees("test_week_interval", async () => {
-    const projectId = await emailPersons().events(WEEK_ROWS).project();
-    const query = { dateRange: { date_to: d(10, 0, 1) }, retentionFilter: { period: "Week", totalIntervals: 7 } };
-    const sunday = await retention(projectId, query);
-    expect(sunday.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(sunday)).toEqual(WEEK_COUNTS);
-    expect(instants(sunday)).toEqual(SUNDAY_WEEKS);
-
-    await patchProject(projectId, { week_start_day: 1 });
-    const monday = await retention(projectId, query);
-    expect(monday.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(monday)).toEqual(WEEK_COUNTS);
-    expect(instants(monday)).toEqual(MONDAY_WEEKS);
-  });
-
-  agrees("test_hour_interval", async () => {
-    const projectId = await emailPersons().events(HOUR_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(0, 16, 0, 13) },
-      retentionFilter: { period: "Hour", totalIntervals: 11 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Hour", 11));
-    expect(counts(results)).toEqual(MONTH_COUNTS);
-    expect(instants(results)).toEqual(everyHours("2020-06-10T06:00:00Z", 11, 1));
-  });
+  agrees("test_week_interval", weekInterval);
+  agrees("test_hour_interval", () => hourInterval());
 
   // The team in US/Pacific before the events are made: the events' and the range's wall times are
   // Pacific (UTC-7 in June), the cohorts 06:00 to 16:00 Pacific.
-  agrees("test_hour_interval_team_timezone", async () => {
-    const projectId = await emailPersons("-07:00").events(HOUR_ROWS).project("US/Pacific");
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(0, 16, 0, 13) },
-      retentionFilter: { period: "Hour", totalIntervals: 11 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Hour", 11));
-    expect(counts(results)).toEqual(MONTH_COUNTS);
-    expect(instants(results)).toEqual(everyHours("2020-06-10T13:00:00Z", 11, 1));
-  });
+  agrees("test_hour_interval_team_timezone", () => hourInterval("2020-06-10T13:00:00Z", "US/Pacific", "-07:00"));
 
-  // `date_to` on Friday 24 July: the first cohort is still the week of 7 June.
-  agrees("test_interval_rounding", async () => {
-    const projectId = await emailPersons().events(WEEK_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(14, 0, 1) },
-      retentionFilter: { period: "Week", totalIntervals: 7 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(results)).toEqual(WEEK_COUNTS);
-    expect(instants(results)).toEqual(SUNDAY_WEEKS);
-  });
+  agrees("test_interval_rounding", intervalRounding);
 
   /** The rolling retention tests' persons and events; `times` copies of person1's day-4 and person3's day-3 events. */
   const rollingData = (times = 1) =>
@@ -720,95 +841,36 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
     expect(specific).toEqual(allEvents);
   });
 
-  // Cohort 0 (the 10th) is person1 alone. (Its second half selects the `day_N` appearance columns: not
-  // among edgehog's ActorsQuery columns.)
-  agrees("test_retention_people_basic", async () => {
-    const projectId = await twoPersons().project();
-    const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: { totalIntervals: 11 } };
-    expect(await persons(projectId, query, 0)).toEqual(["alias1+person1"]);
-  });
+  // (Its second half selects the `day_N` appearance columns: not among edgehog's ActorsQuery columns.)
+  agrees("test_retention_people_basic", peopleBasic);
 
-  // First-time sign-ups on the 10th: person3; none on the 17th (the first cohort of the default 8 to the 24th).
-  agrees("test_retention_people_first_time", async () => {
-    const projectId = await firstTimeData().project();
-    const entities = {
-      targetEntity: { id: "$user_signed_up", type: "events" },
-      returningEntity: { id: "$pageview", type: "events" },
-      retentionType: "retention_first_time",
-    };
-    const first = { dateRange: { date_to: d(10, 6) }, retentionFilter: { ...entities, totalIntervals: 11 } };
-    expect(await persons(projectId, first, 0)).toEqual(["person3"]);
-    const later = { dateRange: { date_to: d(14, 6) }, retentionFilter: entities };
-    expect(await persons(projectId, later, 0)).toEqual([]);
-  });
+  // The later question has the default 8 cohorts to the 24th: the first is the 17th.
+  agrees("test_retention_people_first_time", () => peopleFirstTime({}));
 
-  // Cohort 2 (the 12th): person2 and person1 (PostHog orders them by appearances; compared as a set).
-  agrees("test_retention_people_in_period", async () => {
-    const projectId = await twoPersons([...TWO_PERSONS, ["person2", d(7)]]).project();
-    const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: { totalIntervals: 11 } };
-    expect(await persons(projectId, query, 2)).toEqual(sorted(["alias1+person1", "person2"]));
-  });
+  // (PostHog orders the persons by appearances.)
+  agrees("test_retention_people_in_period", peopleInPeriod);
 
   notExpressible("test_retention_people_search", "search over an insight's persons");
 
-  agrees("test_retention_people_in_period_first_time", async () => {
-    const projectId = await firstTimeData().project();
-    const query = {
-      dateRange: { date_to: d(10, 6) },
-      retentionFilter: {
-        targetEntity: { id: "$user_signed_up", type: "events" },
-        returningEntity: { id: "$pageview", type: "events" },
-        retentionType: "retention_first_time",
-        totalIntervals: 11,
-      },
-    };
-    expect(await persons(projectId, query, 0)).toEqual(["person3"]);
-  });
+  agrees("test_retention_people_in_period_first_time", peopleInPeriodFirstTime);
 
-  agrees("test_retention_multiple_events", async () => {
-    const projectId = await multipleEventsData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(6, 6) },
-      retentionFilter: {
+  // The runner's test names its entities and says the period.
+  agrees("test_retention_multiple_events", () =>
+    multipleEvents(
+      {
         period: "Day",
-        totalIntervals: 7,
         targetEntity: { id: "$some_event", name: "$some_event", type: "events" },
         returningEntity: { id: "$pageview", name: "$pageview", type: "events" },
       },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(MULTIPLE_EVENTS);
-  });
+      MULTIPLE_EVENTS,
+    ),
+  );
 
-  agrees("test_retention_any_event", async () => {
-    const projectId = await multipleEventsData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(6, 6) },
-      retentionFilter: {
-        period: "Day",
-        totalIntervals: 7,
-        targetEntity: { id: null, type: "events" },
-        returningEntity: { id: null, type: "events" },
-      },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(ANY_EVENT);
-  });
+  agrees("test_retention_any_event", () => multipleEvents({ period: "Day", ...ANY_EVENT_ENTITIES }, ANY_EVENT));
 
   notExpressible("test_retention_event_action", "actions");
 
-  agrees("test_first_time_retention", async () => {
-    const projectId = await firstTimeData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(5, 6) },
-      retentionFilter: { period: "Day", totalIntervals: 7, ...FIRST_TIME_SIGNUP },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(FIRST_TIME_DAYS);
-  });
+  agrees("test_first_time_retention", () => firstTimeRetention({ period: "Day", ...FIRST_TIME_SIGNUP }));
 
   // Weeks from 3 May to the week of 14 June: shouldnt_include's first sign-up (5 June), then four persons.
   agrees("test_first_time_retention_weeks", async () => {
@@ -822,21 +884,12 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
   });
 
   // A global event property filter (a property group, no `type`: an event property).
-  agrees("test_retention_with_properties", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 0) },
-      retentionFilter: { totalIntervals: 11 },
-      properties: {
-        type: "AND",
-        values: [{ type: "AND", values: [{ key: "$some_property", operator: "exact", value: ["value"] }] }],
-      },
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(WITH_SOME_PROPERTY);
-  });
+  agrees("test_retention_with_properties", () =>
+    withSomeProperty({
+      type: "AND",
+      values: [{ type: "AND", values: [{ key: "$some_property", operator: "exact", value: ["value"] }] }],
+    }),
+  );
 
   const TARGET_PROPERTY = [{ key: "$target_event_property", type: "event", operator: "exact", value: ["value"] }];
 
@@ -980,7 +1033,6 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
     expect(counts(results)).toEqual(pad(expected));
   });
 
-  const EMAILS = { person1: { email: "person1@test.com" }, person2: { email: "person2@test.com" } };
   const PERSON1_EMAIL = {
     type: "AND",
     values: [
@@ -988,18 +1040,7 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
     ],
   };
 
-  agrees("test_retention_with_user_properties", async () => {
-    const projectId = await twoPersons(TWO_PERSONS, EMAILS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(6, 0) },
-      properties: PERSON1_EMAIL,
-      retentionFilter: { totalIntervals: 7 },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(PERSON1_ONLY);
-  });
+  agrees("test_retention_with_user_properties", () => withUserProperties(PERSON1_EMAIL));
 
   // Every event twice, and one more on day 3 for person1 (a cohort, but never a return).
   agrees("test_retention_with_user_properties_and_minimum_occurrences", async () => {
@@ -1021,19 +1062,7 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
   notExpressible("test_retention_with_user_properties_via_action", "actions");
   notExpressible("test_retention_action_start_point", "actions");
 
-  agrees("test_filter_test_accounts", async () => {
-    const projectId = await twoPersons(TWO_PERSONS, { person1: { email: "test@posthog.com" } }).project();
-    await patchProject(projectId, { test_account_filters: TEST_ACCOUNT_FILTERS });
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 6) },
-      filterTestAccounts: true,
-      retentionFilter: { totalIntervals: 11 },
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(WITHOUT_PERSON1);
-  });
+  agrees("test_filter_test_accounts", filterTestAccounts);
 
   // --- retention_first_ever_occurrence: a person's cohort is the interval of their first-ever target event.
 
@@ -1310,18 +1339,7 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
   agrees("test_timezones", () => timezones(d(10, 6)));
 
   // `samplingFactor: 1` reads every event.
-  agrees("test_day_interval_sampled", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 6) },
-      samplingFactor: 1,
-      retentionFilter: { totalIntervals: 11 },
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(DAY_INTERVAL);
-  });
+  agrees("test_day_interval_sampled", () => dayInterval({ samplingFactor: 1 }));
 
   /** Six day cohorts to 15 June (the breakdown tests). */
   const SIX_DAYS = { dateRange: { date_to: d(5, 0) } };
@@ -1898,92 +1916,26 @@ conformance({ name: "PostHog retention tests (test_retention.py)", version: "285
   // Its month cohorts began on `date_to`'s day of the month (the 10th); RetentionQuery's begin on the 1st
   // (test_retention_query_runner.py pins those): its month dates are not asserted.
 
-  const ELEVEN = { totalIntervals: 11 };
-
-  agrees("test_retention_default", async () => {
-    const projectId = await twoPersons().project();
-    expect(counts(await retention(projectId, { retentionFilter: ELEVEN }))).toEqual(zeros(11));
-  });
-
-  agrees("test_day_interval", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(DAY_INTERVAL);
-  });
+  agrees("test_retention_default", retentionDefault);
+  agrees("test_day_interval", () => dayInterval());
 
   agrees("test_month_interval", async () => {
-    const projectId = await emailPersons().events(MONTH_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(0, 0, 5) },
-      retentionFilter: { period: "Month", totalIntervals: 11 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Month", 11));
-    expect(counts(results)).toEqual(MONTH_COUNTS);
+    await monthInterval(d(0, 0, 5));
   });
 
   agrees("test_month_interval_with_person_on_events_v2", async () => {
     await monthsOneMergedPerson(d(0, 0, 5));
   });
 
-  agrees("test_week_interval", async () => {
-    const projectId = await emailPersons().events(WEEK_ROWS).project();
-    const query = { dateRange: { date_to: d(10, 0, 1) }, retentionFilter: { period: "Week", totalIntervals: 7 } };
-    const sunday = await retention(projectId, query);
-    expect(sunday.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(sunday)).toEqual(WEEK_COUNTS);
-    expect(instants(sunday)).toEqual(SUNDAY_WEEKS);
-    await patchProject(projectId, { week_start_day: 1 });
-    const monday = await retention(projectId, query);
-    expect(monday.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(monday)).toEqual(WEEK_COUNTS);
-    expect(instants(monday)).toEqual(MONDAY_WEEKS);
-  });
-
-  agrees("test_hour_interval", async () => {
-    const projectId = await emailPersons().events(HOUR_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(0, 16, 0, 13) },
-      retentionFilter: { period: "Hour", totalIntervals: 11 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Hour", 11));
-    expect(counts(results)).toEqual(MONTH_COUNTS);
-    expect(instants(results)).toEqual(everyHours("2020-06-10T06:00:00Z", 11, 1));
-  });
-
-  agrees("test_interval_rounding", async () => {
-    const projectId = await emailPersons().events(WEEK_ROWS).project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(14, 0, 1) },
-      retentionFilter: { period: "Week", totalIntervals: 7 },
-    });
-    expect(results.map((r) => r.label)).toEqual(periods("Week", 7));
-    expect(counts(results)).toEqual(WEEK_COUNTS);
-    expect(instants(results)).toEqual(SUNDAY_WEEKS);
-  });
+  agrees("test_week_interval", weekInterval);
+  agrees("test_hour_interval", () => hourInterval());
+  agrees("test_interval_rounding", intervalRounding);
 
   // `actors_in_period` with `selected_interval`: the persons of that cohort.
-  agrees("test_retention_people_basic", async () => {
-    const projectId = await twoPersons().project();
-    const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
-    expect(await persons(projectId, query, 0)).toEqual(["alias1+person1"]);
-  });
+  agrees("test_retention_people_basic", peopleBasic);
 
-  agrees("test_retention_people_first_time", async () => {
-    const projectId = await firstTimeData().project();
-    const filter = {
-      ...ELEVEN,
-      retentionType: "retention_first_time",
-      targetEntity: { id: "$user_signed_up", type: "events" },
-      returningEntity: { id: "$pageview", type: "events" },
-    };
-    expect(await persons(projectId, { dateRange: { date_to: d(10, 6) }, retentionFilter: filter }, 0)).toEqual([
-      "person3",
-    ]);
-    expect(await persons(projectId, { dateRange: { date_to: d(14, 6) }, retentionFilter: filter }, 0)).toEqual([]);
-  });
+  // Both questions have the filter's 11 cohorts: the later one's first is the 14th.
+  agrees("test_retention_people_first_time", () => peopleFirstTime(ELEVEN));
 
   // 150 persons in cohort 2, through `/api/person/retention` and its `next`: here the ActorsQuery's pages
   // (100 by default, then from offset 100).
@@ -2024,135 +1976,39 @@ conformance({ name: "PostHog retention tests (test_retention.py)", version: "285
   );
 
   // Cohort 2: person2 and person1 (the legacy engine's `appearances` are not compared).
-  agrees("test_retention_people_in_period", async () => {
-    const projectId = await twoPersons([...TWO_PERSONS, ["person2", d(7)]]).project();
-    const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
-    expect(await persons(projectId, query, 2)).toEqual(sorted(["alias1+person1", "person2"]));
-  });
+  agrees("test_retention_people_in_period", peopleInPeriod);
 
-  agrees("test_retention_people_in_perieod_first_time", async () => {
-    const projectId = await firstTimeData().project();
-    const query = {
-      dateRange: { date_to: d(10, 6) },
-      retentionFilter: {
-        ...ELEVEN,
-        retentionType: "retention_first_time",
-        targetEntity: { id: "$user_signed_up", type: "events" },
-        returningEntity: { id: "$pageview", type: "events" },
-      },
-    };
-    expect(await persons(projectId, query, 0)).toEqual(["person3"]);
-  });
+  agrees("test_retention_people_in_perieod_first_time", peopleInPeriodFirstTime);
 
-  agrees("test_retention_multiple_events", async () => {
-    const projectId = await multipleEventsData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(6, 6) },
-      retentionFilter: {
-        targetEntity: { id: "$some_event", type: "events" },
-        returningEntity: { id: "$pageview", type: "events" },
-        totalIntervals: 7,
-      },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(MULTIPLE_EVENTS);
-  });
+  // The legacy filter names neither its entities nor the period (days, the default).
+  agrees("test_retention_multiple_events", () =>
+    multipleEvents(
+      { targetEntity: { id: "$some_event", type: "events" }, returningEntity: { id: "$pageview", type: "events" } },
+      MULTIPLE_EVENTS,
+    ),
+  );
 
-  agrees("test_retention_any_event", async () => {
-    const projectId = await multipleEventsData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(6, 6) },
-      retentionFilter: {
-        targetEntity: { id: null, type: "events" },
-        returningEntity: { id: null, type: "events" },
-        totalIntervals: 7,
-      },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(ANY_EVENT);
-  });
+  agrees("test_retention_any_event", () => multipleEvents(ANY_EVENT_ENTITIES, ANY_EVENT));
 
   notExpressible("test_retention_event_action", "actions");
 
-  agrees("test_first_time_retention", async () => {
-    const projectId = await firstTimeData().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(5, 6) },
-      retentionFilter: {
-        retentionType: "retention_first_time",
-        targetEntity: { id: "$user_signed_up", type: "events" },
-        returningEntity: { id: "$pageview", type: "events" },
-        totalIntervals: 7,
-      },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(counts(results)).toEqual(FIRST_TIME_DAYS);
-  });
+  agrees("test_first_time_retention", () => firstTimeRetention(FIRST_TIME_IDS));
 
   // `properties: [{key: "$some_property", value: "value"}]` (an event property, exact).
-  agrees("test_retention_with_properties", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, {
-      properties: [{ key: "$some_property", value: "value" }],
-      dateRange: { date_to: d(10, 0) },
-      retentionFilter: ELEVEN,
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(WITH_SOME_PROPERTY);
-  });
+  agrees("test_retention_with_properties", () => withSomeProperty([{ key: "$some_property", value: "value" }]));
 
-  agrees("test_retention_with_user_properties", async () => {
-    const projectId = await twoPersons(TWO_PERSONS, {
-      person1: { email: "person1@test.com" },
-      person2: { email: "person2@test.com" },
-    }).project();
-    const results = await retention(projectId, {
-      properties: [{ key: "email", value: "person1@test.com", type: "person" }],
-      dateRange: { date_to: d(6, 0) },
-      retentionFilter: { totalIntervals: 7 },
-    });
-    expect(results).toHaveLength(7);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 7));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(PERSON1_ONLY);
-  });
+  agrees("test_retention_with_user_properties", () =>
+    withUserProperties([{ key: "email", value: "person1@test.com", type: "person" }]),
+  );
 
   notExpressible("test_retention_with_user_properties_via_action", "actions");
   notExpressible("test_retention_action_start_point", "actions");
 
-  agrees("test_filter_test_accounts", async () => {
-    const projectId = await twoPersons(TWO_PERSONS, { person1: { email: "test@posthog.com" } }).project();
-    await patchProject(projectId, { test_account_filters: TEST_ACCOUNT_FILTERS });
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 6) },
-      filterTestAccounts: true,
-      retentionFilter: ELEVEN,
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(WITHOUT_PERSON1);
-  });
+  agrees("test_filter_test_accounts", filterTestAccounts);
 
   notExpressible("test_retention_aggregate_by_distinct_id", "aggregating by distinct id (an instance setting)");
 
   agrees("test_timezones", () => timezones(d(10)));
 
-  agrees("test_day_interval_sampled", async () => {
-    const projectId = await twoPersons().project();
-    const results = await retention(projectId, {
-      dateRange: { date_to: d(10, 6) },
-      samplingFactor: 1,
-      retentionFilter: ELEVEN,
-    });
-    expect(results).toHaveLength(11);
-    expect(results.map((r) => r.label)).toEqual(periods("Day", 11));
-    expect(instants(results)[0]).toBe("2020-06-10T00:00:00.000Z");
-    expect(counts(results)).toEqual(DAY_INTERVAL);
-  });
+  agrees("test_day_interval_sampled", () => dayInterval({ samplingFactor: 1 }));
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { LIFECYCLE_TYPES } from "../../analytics/queries";
-import { COSMETIC_FIELDS, DateRange, EventsNode, Filters, IntervalSchema, REFUSED_FIELDS } from "../schema";
+import { EventsNode, INSIGHT_QUERY_BASE, IntervalSchema } from "../schema";
 
 /** PostHog's LifecycleQuery (schema-general.ts), as edgehog accepts it. */
 
@@ -21,13 +21,9 @@ export const LifecycleQuery = z
       .array(EventsNode)
       .min(1, "Lifecycle insights require at least one series.")
       .max(1, "A lifecycle query takes one series."),
-    dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),
-    properties: Filters,
-    filterTestAccounts: z.boolean().nullish(),
     lifecycleFilter: LifecycleFilter.nullish(),
-    ...REFUSED_FIELDS,
-    ...COSMETIC_FIELDS,
+    ...INSIGHT_QUERY_BASE,
   })
   .strict()
   .openapi("LifecycleQuery");

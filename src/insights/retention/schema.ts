@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BreakdownFilter, COSMETIC_FIELDS, DateRange, drawingOnly, Filters, REFUSED_FIELDS } from "../schema";
+import { BreakdownFilter, drawingOnly, Filters, INSIGHT_QUERY_BASE } from "../schema";
 
 /** PostHog's RetentionQuery (schema-general.ts), as edgehog accepts it. */
 
@@ -70,12 +70,8 @@ export const RetentionQuery = z
   .object({
     kind: z.literal("RetentionQuery"),
     retentionFilter: RetentionFilter,
-    dateRange: DateRange.nullish(),
-    properties: Filters,
-    filterTestAccounts: z.boolean().nullish(),
     breakdownFilter: BreakdownFilter.nullish(),
-    ...REFUSED_FIELDS,
-    ...COSMETIC_FIELDS,
+    ...INSIGHT_QUERY_BASE,
   })
   .strict()
   .openapi("RetentionQuery");

@@ -1,14 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  COSMETIC_FIELDS,
-  CompareFilter,
-  DateRange,
-  EventsNode,
-  Filters,
-  IntervalSchema,
-  REFUSED_FIELDS,
-  drawingOnly,
-} from "../schema";
+import { CompareFilter, drawingOnly, EventsNode, INSIGHT_QUERY_BASE, IntervalSchema } from "../schema";
 
 /** PostHog's StickinessQuery (schema-general.ts), as edgehog accepts it. */
 
@@ -49,7 +40,6 @@ export const StickinessQuery = z
   .object({
     kind: z.literal("StickinessQuery"),
     series: z.array(EventsNode).min(1, "Stickiness insights require at least one series."),
-    dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),
     intervalCount: z
       .number()
@@ -58,12 +48,9 @@ export const StickinessQuery = z
       .max(1000)
       .nullish()
       .openapi({ description: "Units of this many intervals, counted back from date_to." }),
-    properties: Filters,
-    filterTestAccounts: z.boolean().nullish(),
     stickinessFilter: StickinessFilter.nullish(),
     compareFilter: CompareFilter.nullish(),
-    ...REFUSED_FIELDS,
-    ...COSMETIC_FIELDS,
+    ...INSIGHT_QUERY_BASE,
   })
   .strict()
   .openapi("StickinessQuery");

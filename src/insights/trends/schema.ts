@@ -1,15 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  COSMETIC_FIELDS,
-  CompareFilter,
-  DateRange,
-  EventsNode,
-  Filters,
-  IntervalSchema,
-  REFUSED_FIELDS,
-  BreakdownFilter,
-  drawingOnly,
-} from "../schema";
+import { BreakdownFilter, CompareFilter, drawingOnly, EventsNode, INSIGHT_QUERY_BASE, IntervalSchema } from "../schema";
 
 /**
  * PostHog's TrendsQuery (frontend/src/queries/schema/schema-general.ts), as edgehog accepts it. Every
@@ -76,16 +66,12 @@ export const TrendsQuery = z
   .object({
     kind: z.literal("TrendsQuery"),
     series: z.array(EventsNode).min(1, "Trends insights require at least one series."),
-    dateRange: DateRange.nullish(),
     interval: IntervalSchema.nullish(),
-    properties: Filters,
-    filterTestAccounts: z.boolean().nullish(),
     breakdownFilter: BreakdownFilter.nullish(),
     trendsFilter: TrendsFilter.nullish(),
     compareFilter: CompareFilter.nullish(),
     conversionGoal: z.null({ message: "conversionGoal is not supported." }).optional(),
-    ...REFUSED_FIELDS,
-    ...COSMETIC_FIELDS,
+    ...INSIGHT_QUERY_BASE,
   })
   .strict()
   .openapi("TrendsQuery");
