@@ -9,10 +9,10 @@ import { type ClickHouseCohorts, jsonText } from "./property-filters";
 
 /**
  * Each person's cohorts and the intervals they count at (`pid`, `bv`, `cohort`, `ks`; 0 first), as
- * on D1 (d1/retention-cohorts.ts): events grouped by person, breakdown value and local period, then
- * per person the periods with a target event (the cohorts; or the period of their first target
- * event of all time) and with enough return events (the returns), each cohort's k the later
- * returns within its lookahead.
+ * on D1 (d1/retention-cohorts.ts): per person and breakdown value, in one pass over the events
+ * (each placed in its local period), the periods with a target event (the cohorts; or the period of
+ * their first target event of all time) and with enough return events (the returns), each cohort's
+ * k the later returns within its lookahead.
  */
 function cellsSql(question: RetentionQuestion, params: ClickHouseParams, cohorts: ClickHouseCohorts): string {
   const { periods, bucketing, breakdown } = question;
@@ -31,18 +31,29 @@ function cellsSql(question: RetentionQuestion, params: ClickHouseParams, cohorts
     ? `ifNull(${jsonText(byPerson ? "person_properties" : "properties", params.text(breakdown.key))}, '')`
     : "''";
   const zone = params.text(bucketing.timezone);
-  const grouped = `SELECT pid, ${bv} AS bv, ${periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart)} AS k,
-      countIf(${target.condition}) AS tc, countIf(${returning.condition}) AS rc, countIf(${named.condition}) AS nc,
-      minIf(timestamp, ${target.condition}) AS first, minIf(timestamp, ${named.condition}) AS first_named
-    FROM ${events} WHERE (${named.condition}) OR ((${returning.condition}) AND timestamp >= ${params.time(periods[0][0])})
-    GROUP BY pid, bv, k`;
-  const minimum = params.bind(question.minimumOccurrences ?? 1, "UInt64");
-  const perPerson = `SELECT pid, bv, groupArrayIf(idx, tc > 0 AND idx >= 0) AS starts,
-      groupArrayIf(idx, rc >= ${minimum} AND idx >= 0) AS returns, if(countIf(tc > 0) > 0, argMinIf(idx, first, tc > 0), -1) AS anchor,
-      if(countIf(tc > 0) > 0 AND minIf(first, tc > 0) = minIf(first_named, nc > 0), argMinIf(idx, first_named, nc > 0), -1) AS anchor_ever,
-      if(countIf(nc > 0) > 0, minIf(first_named, nc > 0), NULL) AS fn
-    FROM (SELECT pid, bv, ${periodIndex(bucketing, "k", params)} AS idx, tc, rc, nc, first, first_named FROM (${grouped}))
-    GROUP BY pid, bv`;
+  const period = periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart);
+  // Each event's period among the question's (-1 outside them: a first target event before the range).
+  const idx = periodIndex(bucketing, period, params);
+  const minimum = question.minimumOccurrences ?? 1;
+  const returned = `groupArrayIf(idx, (${returning.condition}) AND idx >= 0)`;
+  const returns =
+    minimum > 1
+      ? `arrayFilter(x -> countEqual(${returned}, x) >= ${params.bind(minimum, "UInt64")}, arrayDistinct(${returned}))`
+      : `arrayDistinct(${returned})`;
+  // First-time cohorts: the first target events, read from all time (returns only from the range).
+  const first = question.first
+    ? {
+        columns: `, if(countIf(${target.condition}) > 0, argMinIf(idx, timestamp, ${target.condition}), -1) AS anchor,
+          if(countIf(${target.condition}) > 0 AND minIf(timestamp, ${target.condition}) = minIf(timestamp, ${named.condition}),
+            argMinIf(idx, timestamp, ${named.condition}), -1) AS anchor_ever,
+          if(countIf(${named.condition}) > 0, minIf(timestamp, ${named.condition}), NULL) AS fn`,
+        where: `(${named.condition}) OR ((${returning.condition}) AND timestamp >= ${params.time(periods[0][0])})`,
+      }
+    : { columns: "", where: `(${target.condition}) OR (${returning.condition})` };
+  // One pass: per person and value, the periods with a target event, and those with enough returns.
+  const perPerson = `SELECT pid, ${bv} AS bv, arrayDistinct(groupArrayIf(idx, (${target.condition}) AND idx >= 0)) AS starts,
+      ${returns} AS returns${first.columns}
+    FROM (SELECT *, ${idx} AS idx FROM ${events} WHERE ${first.where}) GROUP BY pid, bv`;
   // A first-ever occurrence is one event: the person's cohort is in its breakdown value only.
   const persons =
     question.first === "ever"
