@@ -3,7 +3,7 @@ import type { TrendsAggregate, TrendsQuestion, TrendsRow } from "../queries";
 import { analysisEvents, seriesCondition } from "./analysis-events";
 import { analysisRows } from "./analysis-run";
 import { ClickHouseParams } from "./params";
-import { periodStart } from "./periods";
+import { periodIndex, periodStart } from "./periods";
 import { type ClickHouseCohorts, jsonText } from "./property-filters";
 
 /**
@@ -45,7 +45,7 @@ export async function trendsRowsOnClickHouse(
    * bucket whose last window it is (the first rolling − 1 windows only feed later buckets).
    */
   const bucketOfPeriod = bucketing
-    ? `indexOf(${params.bind(bucketing.starts, "Array(Int64)")}, toUnixTimestamp(toDateTime(k, ${zone})) * 1000) - ${params.bind(question.rolling ?? 1, "Int64")}`
+    ? `${periodIndex(bucketing, "k", params)} + 1 - ${params.bind(question.rolling ?? 1, "Int64")}`
     : "0";
   // Distinct persons: a person's id, or for an event stored without one its distinct id (as a UUID).
   const actor = "ifNull(pid, reinterpretAsUUID(sipHash128(distinct_id)))";
@@ -143,7 +143,7 @@ function rollingSql(states: string, p: Parts, question: TrendsQuestion): string 
   const rolling = question.rolling!;
   const starts = p.params.bind(bucketing.starts, "Array(Int64)");
   const zone = p.params.text(bucketing.timezone);
-  const window = `indexOf(${starts}, toUnixTimestamp(toDateTime(k, ${zone})) * 1000) - 1`;
+  const window = periodIndex(bucketing, "k", p.params);
   // Bucket b (0-based) is window b + rolling − 1; it is keyed by that window's period start.
   const spread = `SELECT w - arrayJoin(range(${p.params.bind(rolling, "UInt64")})) AS b, bv, v
     FROM (SELECT ${window} AS w, bv, v FROM (${states}))`;

@@ -2,7 +2,7 @@ import type { CountOperator, RowWindow } from "../../analytics/queries";
 import { clockOf } from "../../lib/time/date-range";
 import type { InsightContext } from "../context";
 import { previousRange, queryRange } from "../date-range";
-import { planStickiness, stickinessQuestion } from "./runner";
+import { stickinessQuestion } from "./runner";
 import type { StickinessQuery } from "./schema";
 
 /**
@@ -10,7 +10,7 @@ import type { StickinessQuery } from "./schema";
  * `series` (default the first) active in `day` intervals, compared by `operator` (default exactly;
  * at least in a cumulative query, as its data counts them); without a day, every active person. In
  * the previous period with `compare: "previous"`. The same question as the counts, so the same
- * persons. Person ids in id order, `rows` of them.
+ * persons. Person ids in id order, `rows` of them; `query` is one parseInsightQuery accepted.
  */
 export async function stickinessActorIds(
   ctx: InsightContext,
@@ -18,7 +18,6 @@ export async function stickinessActorIds(
   pick: { day?: number; series?: number; compare?: "current" | "previous"; operator?: CountOperator },
   rows: RowWindow,
 ): Promise<number[]> {
-  planStickiness(query);
   const order = pick.series ?? 0;
   const node = query.series[order];
   const current = await queryRange(ctx, query);
