@@ -42,7 +42,7 @@ export default defineConfig(async () => {
                 queueConsumers: {
                   "edgehog-events": {
                     maxBatchSize: 100,
-                    maxBatchTimeout: 1,
+                    maxBatchTimeout: 0,
                     maxRetries: 3,
                     deadLetterQueue: "edgehog-events-dlq",
                   },

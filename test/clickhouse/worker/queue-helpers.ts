@@ -40,7 +40,7 @@ export async function until<T>(
     const found = await rows<T>(query, params);
     if (done(found)) return found;
     if (Date.now() > deadline) throw new Error(`still waiting for ${query}: ${JSON.stringify(found)}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
