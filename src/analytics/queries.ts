@@ -1,3 +1,4 @@
+import { validationError } from "../lib/errors";
 import type { Interval, WeekStart } from "../lib/time/zone";
 
 /**
@@ -36,6 +37,33 @@ export interface FunnelBreakdown {
  */
 export const noBreakdownValue = (bd: FunnelBreakdown): string[] => bd.keys.map(() => "");
 
+/** The most steps a funnel may have (ClickHouse packs an event's steps into 20 bits). */
+export const MAX_FUNNEL_STEPS = 20;
+
+/** Seconds per conversion window unit, as PostHog's DATERANGE_MAP (a month is 31 days). */
+export const FUNNEL_WINDOW_UNITS = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86_400,
+  week: 604_800,
+  month: 2_678_400,
+} as const;
+export type FunnelWindowUnit = keyof typeof FUNNEL_WINDOW_UNITS;
+
+/**
+ * A funnel exclusion: an attempt during which the person did `entity` after reaching step `from`
+ * and before reaching step `to` (0-based), inside its conversion window, is excluded, and a person
+ * whose best attempt is excluded is not in the funnel at all (PostHog's UDF: the excluded attempt
+ * still counts one step further than where the exclusion caught it, and a clean attempt reaching
+ * as far wins over it).
+ */
+export interface FunnelExclusion {
+  entity: EventEntity;
+  from: number;
+  to: number;
+}
+
 /** A funnel: each person's best attempt at the steps within the conversion window. */
 export interface FunnelSpec {
   projectId: number;
@@ -46,6 +74,7 @@ export interface FunnelSpec {
   order: FunnelOrder;
   properties: unknown;
   breakdown?: FunnelBreakdown;
+  exclusions?: FunnelExclusion[];
 }
 
 /** Which rows of the answer to return, in person id order: `limit` rows from `offset`. */
@@ -64,6 +93,72 @@ export interface FunnelActorsQuery {
   bucket: { customSteps: number[] } | { step: number };
   breakdownValue?: string[];
   rows: RowWindow;
+}
+
+/**
+ * A funnel's steps counted (PostHog's steps view), per breakdown value: the values ranked by how
+ * many persons finished at the last step, then at the one before, and so on (then by value), the
+ * first `breakdownLimit` kept and the rest counted together as PostHog's "Other" (`'Other'`, or
+ * `['Other']` for a list breakdown). Conversion times are seconds between a person's consecutive
+ * steps of their best attempt, over the persons who reached the step, zero times left out (as
+ * PostHog's `timings[i] > 0`); the median interpolates between the two middle times.
+ */
+export interface FunnelStepsQuery {
+  funnel: FunnelSpec;
+  breakdownLimit: number;
+}
+
+/** One breakdown value's steps (the only row without a breakdown), in rank order. */
+export interface FunnelStepsRow {
+  /** The value (a list breakdown's list); null without a breakdown. */
+  breakdown: string | string[] | null;
+  /** Persons whose furthest step is step k + 1 (index k). */
+  furthest: number[];
+  /** Per step (index k ≥ 1; index 0 is null), the mean and median seconds from step k to step k + 1. */
+  averageSeconds: (number | null)[];
+  medianSeconds: (number | null)[];
+}
+
+/**
+ * The seconds from step `fromStep` to step `toStep` (0-based) of each person who reached `toStep`
+ * (PostHog's time to convert): their count, rounded bounds (floor of the least, ceiling of the
+ * greatest), mean and median; with `bins`, the persons in each of `bins.count + 1` bins of `bins.width`
+ * seconds from `bins.min` (the last holding only times exactly at its start).
+ */
+export interface FunnelConversionQuery {
+  funnel: FunnelSpec;
+  fromStep: number;
+  toStep: number;
+  bins?: { min: number; width: number; count: number };
+}
+
+export interface FunnelConversionTimes {
+  persons: number;
+  min: number;
+  max: number;
+  averageSeconds: number | null;
+  medianSeconds: number | null;
+  /** With `bins`: persons per bin. */
+  histogram?: number[];
+}
+
+/**
+ * A funnel breakdown value asked about (PostHog's `funnelStepBreakdown`), as the texts it compares
+ * with: a value is a list of one, lists are flattened as PostHog's arrayFlatten does, and no value
+ * (`null`) is `""`. A number on its own is cut to an integer first, as PostHog does (`str(int(value))`).
+ */
+export function breakdownValueTexts(raw: unknown, attr: string): string[] {
+  if (typeof raw === "number") return [String(Math.trunc(raw))];
+  const texts: string[] = [];
+  const add = (value: unknown, depth: number) => {
+    if (Array.isArray(value) && depth < 3) for (const v of value) add(v, depth + 1);
+    else if (value === null || value === undefined) texts.push("");
+    else if (typeof value === "object")
+      throw validationError(`${attr} must be a breakdown value or a list of them.`, attr);
+    else texts.push(String(value));
+  };
+  add(raw, 0);
+  return texts;
 }
 
 /** The contingency counts behind a funnel's correlation table (events done during the attempt, or person property values). */

@@ -5,6 +5,10 @@ import type {
   CorrelationAnswer,
   CorrelationQuery,
   FunnelActorsQuery,
+  FunnelConversionQuery,
+  FunnelConversionTimes,
+  FunnelStepsQuery,
+  FunnelStepsRow,
   HogQLRun,
   HogQLStatement,
   LifecycleActorsQuery,
@@ -35,6 +39,11 @@ export interface AnalyticsStore {
   readonly engine: AnalyticsEngine;
   /** The time of a project's first event (UTC ms), for `date_from=all`; null without events. */
   earliestEvent(projectId: number): Promise<number | null>;
+  /** A funnel's steps per breakdown value: persons by furthest step, conversion times (insights' steps view). */
+  funnelSteps(query: FunnelStepsQuery): Promise<FunnelStepsRow[]>;
+  /** The time persons took from one funnel step to another (insights' time to convert). */
+  funnelConversionTimes(query: FunnelConversionQuery): Promise<FunnelConversionTimes>;
+  /** The persons of a funnel bucket: the same per-person funnel as the counts. */
   funnelActors(query: FunnelActorsQuery): Promise<number[]>;
   correlation(query: CorrelationQuery): Promise<CorrelationAnswer>;
   /** A lifecycle's persons per period and status (no row where there are none). */

@@ -36,7 +36,7 @@ export function normalizeHogQL(query: Record<string, unknown>): HogQLQuery {
   if (query.kind !== "HogQLQuery") {
     const kind = typeof query.kind === "string" ? query.kind : "missing";
     throw validationError(
-      `Query kind '${kind}' is not supported (unknown query kind); use {"kind": "HogQLQuery", "query": "SELECT ..."} or an insight query (TrendsQuery, LifecycleQuery, StickinessQuery, RetentionQuery).`,
+      `Query kind '${kind}' is not supported (unknown query kind); use {"kind": "HogQLQuery", "query": "SELECT ..."} or an insight query (TrendsQuery, FunnelsQuery, LifecycleQuery, StickinessQuery, RetentionQuery).`,
       "query",
     );
   }

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { SavedQuerySchema } from "./saved-query-schema";
 import { LifecycleSeriesSchema } from "../insights/lifecycle/schema";
 import { RetentionRowSchema } from "../insights/retention/schema";
+import { FunnelStepResultSchema, FunnelTimeToConvertSchema } from "../insights/funnels/schema";
 import { StickinessSeriesSchema } from "../insights/stickiness/schema";
 import { TrendsSeriesSchema } from "../insights/trends/schema";
 
@@ -129,9 +130,21 @@ export const RunResponseSchema = z
 export const InsightRunResponseSchema = z
   .object({
     results: z
-      .array(z.union([TrendsSeriesSchema, LifecycleSeriesSchema, StickinessSeriesSchema, RetentionRowSchema]))
+      .union([
+        z.array(
+          z.union([
+            TrendsSeriesSchema,
+            LifecycleSeriesSchema,
+            StickinessSeriesSchema,
+            RetentionRowSchema,
+            FunnelStepResultSchema,
+            z.array(FunnelStepResultSchema),
+          ]),
+        ),
+        FunnelTimeToConvertSchema,
+      ])
       .describe(
-        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period; RetentionQuery: one per cohort and breakdown value).",
+        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period; RetentionQuery: one per cohort and breakdown value; FunnelsQuery: its steps, a list of steps per breakdown value, or time_to_convert's bins).",
       ),
     hasMore: z
       .boolean()

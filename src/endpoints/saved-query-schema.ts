@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { InsightQuery } from "../insights/insight";
 import { LifecycleQuery } from "../insights/lifecycle/schema";
 import { RetentionQuery } from "../insights/retention/schema";
+import { FunnelsQuery } from "../insights/funnels/schema";
 import { StickinessQuery } from "../insights/stickiness/schema";
 import { TrendsQuery } from "../insights/trends/schema";
 
@@ -44,7 +45,7 @@ export type HogQLQuery = z.infer<typeof HogQLQuerySchema>;
 
 /** What an endpoint version saves: a HogQL query or an insight (run by src/insights/). */
 export const SavedQuerySchema = z
-  .union([HogQLQuerySchema, TrendsQuery, LifecycleQuery, StickinessQuery, RetentionQuery])
+  .union([HogQLQuerySchema, TrendsQuery, FunnelsQuery, LifecycleQuery, StickinessQuery, RetentionQuery])
   .openapi("SavedQuery");
 export type SavedQuery = HogQLQuery | InsightQuery;
 

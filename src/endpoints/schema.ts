@@ -29,13 +29,14 @@ const CacheAge = z
 
 const QueryField = z.record(z.string(), z.unknown()).openapi({
   description:
-    'The saved query: HogQL (`{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`) or an insight (`{"kind": "TrendsQuery", "series": [...], ...}`; also `LifecycleQuery`, `StickinessQuery`, `RetentionQuery`).',
+    'The saved query: HogQL (`{"kind": "HogQLQuery", "query": "SELECT ...", "variables": {...}}`) or an insight (`{"kind": "TrendsQuery", "series": [...], ...}`; also `FunnelsQuery`, `LifecycleQuery`, `StickinessQuery`, `RetentionQuery`).',
   oneOf: [
     { $ref: "#/components/schemas/HogQLQuery" },
     { $ref: "#/components/schemas/TrendsQuery" },
     { $ref: "#/components/schemas/LifecycleQuery" },
     { $ref: "#/components/schemas/StickinessQuery" },
     { $ref: "#/components/schemas/RetentionQuery" },
+    { $ref: "#/components/schemas/FunnelsQuery" },
   ],
   example: { kind: "HogQLQuery", query: "select count() from events" },
 });

@@ -3,6 +3,7 @@ import { LIFECYCLE_TYPES, type RowWindow } from "../analytics/queries";
 import { ApiError, fromZodError, validationError } from "../lib/errors";
 import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
+import { funnelActorIds } from "./funnels/actors";
 import { lifecycleActorIds } from "./lifecycle/actors";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
@@ -10,15 +11,16 @@ import { retentionActorIds } from "./retention/actors";
 import { stickinessActorIds } from "./stickiness/actors";
 
 /**
- * PostHog's InsightActorsQuery (and StickinessActorsQuery, which adds `operator`): the persons of
- * one point of an insight, found by the same engine statement as the insight's counts.
+ * PostHog's InsightActorsQuery (and StickinessActorsQuery, which adds `operator`, and
+ * FunnelsActorsQuery, which names a funnel step): the persons of one point of an insight, found by
+ * the same engine statement as the insight's counts.
  */
 export const InsightActorsQuery = z
   .object({
-    kind: z.enum(["InsightActorsQuery", "StickinessActorsQuery"]),
+    kind: z.enum(["InsightActorsQuery", "StickinessActorsQuery", "FunnelsActorsQuery"]),
     source: z
       .record(z.string(), z.unknown())
-      .openapi({ description: "The insight: LifecycleQuery, StickinessQuery or RetentionQuery." }),
+      .openapi({ description: "The insight: FunnelsQuery, LifecycleQuery, StickinessQuery or RetentionQuery." }),
     day: z.union([z.string(), z.number().int()]).nullish().openapi({
       description: "Lifecycle: a date of the bucket (one of `days`); stickiness: the number of intervals.",
     }),
@@ -34,6 +36,19 @@ export const InsightActorsQuery = z
       .nullish()
       .openapi({ description: "Retention: the breakdown value (a list of one)." }),
     interval: z.number().int().min(0).nullish().openapi({ description: "Retention: the cohort's index." }),
+    funnelStep: z.number().int().nullish().openapi({
+      description: "Funnels: N > 0, who reached step N (1-based) or further; -N, who reached step N - 1 but not N.",
+    }),
+    funnelCustomSteps: z
+      .array(z.number().int())
+      .nullish()
+      .openapi({ description: "Funnels: those whose furthest step (1-based) is one of these." }),
+    funnelStepBreakdown: z
+      .union([z.string(), z.number(), z.null(), z.array(z.union([z.string(), z.number(), z.null()]))])
+      .optional()
+      .openapi({ description: "Funnels: only the persons of this breakdown value." }),
+    funnelTrendsDropOff: z.null({ message: "Funnel trends persons are not supported." }).optional(),
+    funnelTrendsEntrancePeriodStart: z.null({ message: "Funnel trends persons are not supported." }).optional(),
     includeRecordings: z.boolean().nullish(),
     ...COSMETIC_FIELDS,
   })
@@ -83,10 +98,20 @@ export async function insightActorIds(
       const breakdown = value === null || value === undefined ? undefined : [value].flat().map(String).join("::");
       return run(retentionActorIds(ctx, source, { cohort: actors.interval ?? undefined, breakdown }, rows));
     }
+    case "FunnelsQuery": {
+      const pick = {
+        funnelStep: actors.funnelStep,
+        funnelCustomSteps: actors.funnelCustomSteps,
+        funnelStepBreakdown: actors.funnelStepBreakdown,
+      };
+      return funnelActorIds(ctx, source, pick, rows).catch((error: unknown) => {
+        throw own(error);
+      });
+    }
     case "TrendsQuery":
       throw own(
         validationError(
-          "The persons of a TrendsQuery data point are not computed yet (LifecycleQuery, StickinessQuery and RetentionQuery are).",
+          "The persons of a TrendsQuery data point are not computed yet (FunnelsQuery, LifecycleQuery, StickinessQuery and RetentionQuery are).",
           "source__kind",
         ),
       );

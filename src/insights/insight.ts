@@ -1,4 +1,6 @@
 import type { InsightContext } from "./context";
+import { type FunnelsResponse, planFunnels, runFunnels } from "./funnels/runner";
+import { FunnelsQuery } from "./funnels/schema";
 import { type LifecycleResponse, planLifecycle, runLifecycle } from "./lifecycle/runner";
 import { planRetention, type RetentionResponse, runRetention } from "./retention/runner";
 import { RetentionQuery } from "./retention/schema";
@@ -10,10 +12,11 @@ import { TrendsQuery } from "./trends/schema";
 
 /** The insight kinds edgehog computes, by PostHog's `kind`: each its schema, its plan (what a run refuses) and its runner. */
 
-export type InsightQuery = TrendsQuery | LifecycleQuery | StickinessQuery | RetentionQuery;
-export type InsightResponse = TrendsResponse | LifecycleResponse | StickinessResponse | RetentionResponse;
+export type InsightQuery = TrendsQuery | LifecycleQuery | StickinessQuery | RetentionQuery | FunnelsQuery;
+export type InsightResponse =
+  TrendsResponse | LifecycleResponse | StickinessResponse | RetentionResponse | FunnelsResponse;
 
-export const INSIGHT_SCHEMAS = { TrendsQuery, LifecycleQuery, StickinessQuery, RetentionQuery } as const;
+export const INSIGHT_SCHEMAS = { TrendsQuery, FunnelsQuery, LifecycleQuery, StickinessQuery, RetentionQuery } as const;
 export type InsightKind = keyof typeof INSIGHT_SCHEMAS;
 
 export const isInsightKind = (kind: unknown): kind is InsightKind =>
@@ -34,6 +37,9 @@ export function planInsight(query: InsightQuery): void {
     case "RetentionQuery":
       planRetention(query);
       return;
+    case "FunnelsQuery":
+      planFunnels(query);
+      return;
   }
 }
 
@@ -47,5 +53,7 @@ export function runInsight(ctx: InsightContext, query: InsightQuery): Promise<In
       return runStickiness(ctx, query);
     case "RetentionQuery":
       return runRetention(ctx, query);
+    case "FunnelsQuery":
+      return runFunnels(ctx, query);
   }
 }

@@ -2,7 +2,7 @@ import { ApiError, fromZodError, validationError } from "../lib/errors";
 import { INSIGHT_SCHEMAS, type InsightQuery, isInsightKind, planInsight } from "./insight";
 
 /** PostHog's insight kinds edgehog does not compute yet: named in the refusal rather than called unknown. */
-const NOT_YET = ["FunnelsQuery", "PathsQuery"];
+const NOT_YET = ["PathsQuery"];
 
 /**
  * An insight query as PostHog's JSON: validated (its shape, then what a run would refuse: filters,

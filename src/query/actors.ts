@@ -22,7 +22,7 @@ export const ActorsQuery = z
     kind: z.literal("ActorsQuery"),
     source: z.record(z.string(), z.unknown()).openapi({
       description:
-        "An InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery, StickinessQuery or RetentionQuery.",
+        "An InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery, StickinessQuery or RetentionQuery, or a FunnelsActorsQuery over a FunnelsQuery.",
     }),
     select: z.array(z.string()).nullish().openapi({
       description:

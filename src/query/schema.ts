@@ -5,13 +5,14 @@ export const QueryRequest = z
   .object({
     query: z.record(z.string(), z.unknown()).openapi({
       description:
-        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, `RetentionQuery`, `ActorsQuery` (the persons of an insight's point, from an `InsightActorsQuery`), or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
+        "`HogQLQuery`, `TrendsQuery`, `LifecycleQuery`, `StickinessQuery`, `RetentionQuery`, `FunnelsQuery`, `ActorsQuery` (the persons of an insight's point, from an `InsightActorsQuery` or `FunnelsActorsQuery`), or a wrapper with its `source` (`InsightVizNode`, `DataVisualizationNode`, `DataTableNode`).",
       oneOf: [
         { $ref: "#/components/schemas/HogQLQueryNode" },
         { $ref: "#/components/schemas/TrendsQuery" },
         { $ref: "#/components/schemas/LifecycleQuery" },
         { $ref: "#/components/schemas/StickinessQuery" },
         { $ref: "#/components/schemas/RetentionQuery" },
+        { $ref: "#/components/schemas/FunnelsQuery" },
         { $ref: "#/components/schemas/ActorsQuery" },
         { $ref: "#/components/schemas/InsightActorsQuery" },
         { $ref: "#/components/schemas/QueryWrapperNode" },
@@ -55,7 +56,9 @@ export const QueryWrapperNode = z
 
 export const QueryResponse = z
   .object({
-    results: z.array(z.unknown()),
+    results: z
+      .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
+      .describe("Rows or series; a FunnelsQuery's time_to_convert answers one object (`bins`, average and median)."),
     columns: z.array(z.string()).optional(),
     types: z
       .array(z.union([z.array(z.string()), z.string()]))

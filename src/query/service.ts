@@ -16,7 +16,7 @@ import type { QueryResponse } from "./schema";
 /** Wrapper nodes of PostHog's app and agent toolkit: the query is their `source` (PostHog's get_query_runner unwraps them). */
 const WRAPPERS = new Set(["InsightVizNode", "DataVisualizationNode", "DataTableNode"]);
 /** The persons of an insight's point, asked on their own (PostHog answers their raw actor ids). */
-const ACTORS_SOURCES = new Set(["InsightActorsQuery", "StickinessActorsQuery"]);
+const ACTORS_SOURCES = new Set(["InsightActorsQuery", "StickinessActorsQuery", "FunnelsActorsQuery"]);
 
 export interface QueryRequestInput {
   query: Record<string, unknown>;

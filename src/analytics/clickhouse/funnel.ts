@@ -11,10 +11,11 @@ export interface ClickHouseFunnel extends FunnelSpec {
 }
 
 /**
- * The per-person funnel on ClickHouse: a subquery of `(pid, steps, t1, tfinal, dl, bd)` plus the
- * `extra` per-person aggregates asked for, with D1's answer (src/analytics/d1/funnel-sql.ts) for
- * every person: the steps reached at the best attempt, its first and final step times (µs; tfinal
- * NULL unless converted), the end of its window and the breakdown value.
+ * The per-person funnel on ClickHouse: a subquery of `(pid, steps, t1, times, tfinal, dl, bd)` plus
+ * the `extra` per-person aggregates asked for, with D1's answer (src/analytics/d1/funnel-sql.ts) for
+ * every person: the steps reached at the best attempt, its first step's time, every step's time
+ * (µs, `times[k]` for step k, 0 past the steps reached), its final step's time (NULL unless
+ * converted), the end of its window and the breakdown value.
  *
  * One pass over the range's events groups each person's funnel events into one array, sorted as D1
  * orders events (time, then insertion); the attempts are then computed with array functions:
@@ -41,20 +42,28 @@ export function funnelSql(
   const matches = spec.steps.map(
     (s) => `(${s.event === null ? "1" : `event = ${params.text(s.event)}`} AND ${filter(s.properties, "events")})`,
   );
+  const exclusions = spec.exclusions ?? [];
+  const excluded = exclusions.map(
+    (e) =>
+      `(${global} AND ${e.entity.event === null ? "1" : `event = ${params.text(e.entity.event)}`} AND ${filter(e.entity.properties, "exclusions")})`,
+  );
   // After the filters compiled: an invalid one is their 400, naming its parameter.
-  const withPerson = extra.readsPerson || readsPerson(spec.properties, ...spec.steps.map((s) => s.properties));
+  const withPerson =
+    extra.readsPerson ||
+    readsPerson(spec.properties, ...spec.steps.map((s) => s.properties), ...exclusions.map((e) => e.entity.properties));
   const source = analysisEvents(params, spec, { personProperties: withPerson, final: copiesMatter(spec) });
   // Strict funnels see every event (the next one must be the next step); the others only step events.
   const inFunnel = spec.order === "strict" ? global : `(${global} AND (${matches.join(" OR ")}))`;
   const mask = matches.map((m, k) => `bitShiftLeft(toUInt32(${m}), ${k})`).join(" + ");
-  const names = spec.steps.map((s) => s.event);
+  const names = [...spec.steps, ...exclusions.map((e) => e.entity)].map((s) => s.event);
   const extraNames = Object.keys(extra.aggregates ?? {});
   // Only the events the funnel and the extra aggregates read, when all of them are named (the sorting key
   // has the event name after the day, so this skips most of the table).
   const narrow = spec.order !== "strict" && names.every((e) => e !== null) && (!extraNames.length || extra.events);
   const read = [...new Set([...(names as string[]), ...(extra.events ?? [])])];
+  const wanted = [inFunnel, ...excluded].join(" OR ");
   const where = narrow
-    ? `WHERE event IN ${params.bind(read, "Array(String)")}${extraNames.length ? "" : ` AND ${inFunnel}`}`
+    ? `WHERE event IN ${params.bind(read, "Array(String)")}${extraNames.length ? "" : ` AND (${wanted})`}`
     : "";
   // Each funnel event as one number sorting as D1 orders events (time, then created_at) with its step
   // bitmask in the low bits: one array of numbers is several times faster to collect and sort than
@@ -62,6 +71,7 @@ export function funnelSql(
   const packed = `bitShiftLeft(toUInt128(t), 72) + bitShiftLeft(toUInt128(created), 20) + (${mask})`;
   const aggregates = [
     `arraySort(groupArrayIf(${packed}, ${inFunnel})) AS keys`,
+    ...excluded.map((m, e) => `arraySort(groupArrayIf(t, ${m})) AS xs${e}`),
     ...eventBreakdown(spec, params, inFunnel),
     ...Object.entries(extra.aggregates ?? {}).map(([name, aggregate]) => `${aggregate} AS ${name}`),
   ];
@@ -72,13 +82,17 @@ export function funnelSql(
 
   const W = params.bind(spec.windowSeconds * 1_000_000, "Int64");
   const carried = ["bd", ...extraNames];
-  const attempts = spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W);
-  // The best attempt, ranked as D1 ranks them: most steps, then the earliest last step, then the latest
-  // start (ordered and strict: the chain PostHog's UDF carries) or the earliest (unordered).
-  const rank = `(-toInt64(a.1), a.2, ${spec.order === "unordered" ? "" : "-"}a.3)`;
+  const attempts = [
+    ...(spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W)),
+    exclusionsChecked(spec, W),
+  ];
+  // The best attempt, ranked as D1 ranks them: most steps, then a clean attempt over an excluded one,
+  // then the earliest last step, then the latest start (ordered and strict: the chain PostHog's UDF
+  // carries) or the earliest (unordered). A person whose best attempt is excluded is out.
+  const rank = `(-toInt64(a.1), a.5, a.2, ${spec.order === "unordered" ? "" : "-"}a.3)`;
   const best =
-    `SELECT pid, arrayReduce('argMin', attempts, arrayMap(a -> ${rank}, attempts)) AS best, ${carried.join(", ")}` +
-    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(attempts)`;
+    `SELECT pid, arrayReduce('argMin', checked, arrayMap(a -> ${rank}, checked)) AS best, ${carried.join(", ")}` +
+    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(checked) AND best.5 = 0`;
   const breakdown = !spec.breakdown
     ? "bd"
     : spec.breakdown.type === "person"
@@ -86,7 +100,7 @@ export function funnelSql(
       : eventBreakdownOrNone(spec.breakdown);
   const join = spec.breakdown?.type === "person" ? ` LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = f.pid` : "";
   return (
-    `(SELECT f.pid AS pid, toUInt32(f.best.1) AS steps, f.best.3 AS t1, if(f.best.1 = ${n}, f.best.2, NULL) AS tfinal,` +
+    `(SELECT f.pid AS pid, toUInt32(f.best.1) AS steps, f.best.3 AS t1, f.best.4 AS times, if(f.best.1 = ${n}, f.best.2, NULL) AS tfinal,` +
     ` f.best.3 + ${W} AS dl, ${breakdown} AS bd${extraNames.map((name) => `, f.${name} AS ${name}`).join("")}` +
     ` FROM (${best}) AS f${join})`
   );
@@ -97,8 +111,8 @@ const STEP_BITS = 0xfffff;
 
 /*
  * Every attempt of a person is computed at once, as arrays over the person's sorted events `ts` and
- * step bitmasks `ms`, ending in `attempts`: one `(steps, last step's time, first step's time)` per
- * attempt. No lambda runs per attempt over the whole arrays: ClickHouse copies an array into every
+ * step bitmasks `ms`, ending in `attempts`: one `(steps, last step's time, first step's time, step
+ * times)` per attempt. No lambda runs per attempt over the whole arrays: ClickHouse copies an array into every
  * call of a lambda that reads it, which made that quadratic.
  */
 
@@ -128,7 +142,8 @@ function scannedAttempts(order: FunnelSpec["order"], n: number, W: string): stri
           .map((k) => `${reached(k)}, u${k}`)
           .join(", ")}, t0)`
       : "t0";
-    const lambda = `(t0${later.map((k) => `, m${k}, u${k}`).join("")}) -> (toUInt64(1${count}), ${last}, t0)`;
+    const times = `[t0${later.map((k) => `, if(${reached(k)}, u${k}, 0)`).join("")}]`;
+    const lambda = `(t0${later.map((k) => `, m${k}, u${k}`).join("")}) -> (toUInt64(1${count}), ${last}, t0, ${times})`;
     return [
       `arrayMap(${lambda}, ${arrays.join(", ")}) AS every`,
       "arrayFilter((x, m) -> bitTest(m, 0), every, ms) AS attempts",
@@ -137,9 +152,11 @@ function scannedAttempts(order: FunnelSpec["order"], n: number, W: string): stri
   const next = (k: number) =>
     `arrayReverseFill(x -> x > 0, arrayMap((m, t) -> if(bitTest(m, ${k - 1}), t, 0), ms, ts))`;
   const found = (k: number) => `(u${k} > 0 AND u${k} <= t0 + ${W})`;
+  // The step times in the order they were done (an unordered funnel's k-th step is the k-th it did).
+  const done = `arraySort(arrayFilter(x -> x > 0, [${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}]))`;
   const lambda =
     `(t0${steps.map((k) => `, u${k}`).join("")}) -> (toUInt64(${steps.map(found).join(" + ")}),` +
-    ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0)`;
+    ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0, ${done})`;
   return [
     `arrayMap(${lambda}, ts, ${steps.map(next).join(", ")}) AS every`,
     "arrayFilter((x, t, p) -> t != p, every, ts, arrayShiftRight(ts, 1)) AS attempts",
@@ -186,10 +203,35 @@ function orderedAttempts(spec: FunnelSpec, W: string): string[] {
     .slice(1)
     .map((i) => ` + (${i} > 0)`)
     .join("")})`;
+  // ts[0] is 0: a step not reached has time 0.
+  const times = `[${indexes.map((i) => `ts[${i}]`).join(", ")}]`;
   columns.push(
-    `arrayMap((${indexes.join(", ")}) -> (${steps}, ts[${lastIndex}], ts[i1]), ${indexes.map((_, j) => `a${j + 1}`).join(", ")}) AS attempts`,
+    `arrayMap((${indexes.join(", ")}) -> (${steps}, ts[${lastIndex}], ts[i1], ${times}), ${indexes.map((_, j) => `a${j + 1}`).join(", ")}) AS attempts`,
   );
   return columns;
+}
+
+/**
+ * `checked`: the attempts with their exclusion, `(steps, last step's time, first step's time, step
+ * times, excluded)`, as D1 decides it (d1/funnel-sql.ts excludedAttempts): an exclusion event (`xs<e>`,
+ * the person's times of exclusion e) after the attempt reached step `from` and before it reached step
+ * `to`, inside its window, catches it; a caught attempt counts one step past those it had reached.
+ */
+function exclusionsChecked(spec: FunnelSpec, W: string): string {
+  const exclusions = spec.exclusions ?? [];
+  if (!exclusions.length) return "arrayMap(a -> (a.1, a.2, a.3, a.4, 0), attempts) AS checked";
+  const n = spec.steps.length;
+  const caught = exclusions.map((e, k) => {
+    // Unordered funnels exclude over the whole attempt (PostHog allows no partial range there).
+    const after = spec.order === "unordered" ? "a.3" : `a.4[${e.from + 1}]`;
+    const before = spec.order === "unordered" ? `if(a.1 = ${n}, a.2, 0)` : `a.4[${e.to + 1}]`;
+    return `arrayFirst(x -> ${after} > 0 AND x > ${after} AND x <= a.3 + ${W} AND (${before} = 0 OR x < ${before}), xs${k})`;
+  });
+  const first = `arrayMin(arrayMap(x -> if(x = 0, toInt64(9223372036854775807), x), [${caught.join(", ")}]))`;
+  return (
+    `arrayMap(a -> (if(a.6 = 9223372036854775807, a.1, least(a.1, toUInt64(arrayCount(x -> x > 0 AND x < a.6, a.4) + 1)))` +
+    `, a.2, a.3, a.4, a.6 != 9223372036854775807), arrayMap(a -> (a.1, a.2, a.3, a.4, 0, ${first}), attempts)) AS checked`
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AnalyticsStore } from "../store";
 import { clickhouseCohorts, noClickHouseCohorts } from "./cohorts";
 import { correlationOnClickHouse } from "./correlation";
 import { funnelActorIdsOnClickHouse } from "./funnel-actors";
+import { funnelConversionTimesOnClickHouse, funnelStepsOnClickHouse } from "./funnel-steps";
 import { runHogQLOnClickHouse } from "./hogql";
 import { lifecycleActorIdsOnClickHouse, lifecycleCountsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
@@ -56,6 +57,22 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
       { team_id: projectId },
     );
     return row?.t ?? null;
+  }
+
+  async funnelSteps(query: Q.FunnelStepsQuery): Promise<Q.FunnelStepsRow[]> {
+    return funnelStepsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.funnel.projectId, query),
+    );
+  }
+
+  async funnelConversionTimes(query: Q.FunnelConversionQuery): Promise<Q.FunnelConversionTimes> {
+    return funnelConversionTimesOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.funnel.projectId, query),
+    );
   }
 
   async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {

@@ -32,9 +32,10 @@ export function funnelPredicates(spec: D1Funnel, params: Params) {
 }
 
 /**
- * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1, tfinal,
- * dl, bd)`: the steps a person reached at their best attempt, that attempt's first and final step
- * timestamps, the end of its conversion window and the person's breakdown value.
+ * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1..tn,
+ * tfinal, dl, bd)`: the steps a person reached at their best attempt, that attempt's step times
+ * (NULL past the steps reached), its final step's time (NULL unless converted), the end of its
+ * conversion window and the person's breakdown value.
  *
  * Each step-1 event in the date range starts an attempt. Later steps are found with correlated
  * lookups on events_project_person_timestamp_idx (one index seek per attempt and step), so the
@@ -84,7 +85,8 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const reached = match.map((_, k) => `(s${k + 1} IS NOT NULL)`).join(" + ");
     const final = n === 1 ? "s1" : `max(${match.map((_, k) => `s${k + 1}`).join(", ")})`;
     const done = match.map((_, k) => `coalesce(s${k + 1}, '')`).join(", ");
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast FROM fu`;
+    const raw = match.map((_, k) => `s${k + 1} AS u${k + 1}`).join(", ");
+    attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast, ${raw} FROM fu`;
   } else {
     for (let k = 2; k <= n; k++) {
       const prev = `f.t${k - 1}`;
@@ -110,18 +112,64 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     }
     const reached = ["1", ...Array.from({ length: n - 1 }, (_, j) => `(t${j + 2} IS NOT NULL)`)].join(" + ");
     const last = n === 1 ? "t1" : `coalesce(${Array.from({ length: n }, (_, j) => `t${n - j}`).join(", ")})`;
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast FROM f${n}`;
+    const raw = Array.from({ length: n }, (_, j) => `t${j + 1} AS u${j + 1}`).join(", ");
+    attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast, ${raw} FROM f${n}`;
   }
-  ctes.push(`att AS (${attempt})`);
-  // Best attempt, as PostHog's UDF keeps it: most steps, then the first to get there; on a tie the
-  // latest start for ordered funnels (the chain the UDF carries), the earliest window for unordered.
+  ctes.push(`att0 AS (${attempt})`);
+  ctes.push(`att AS (${excludedAttempts(spec, params, { P, TO, global })})`);
+  // Best attempt, as PostHog's UDF keeps it: most steps, then a clean attempt over an excluded one,
+  // then the first to get there; on a tie the latest start for ordered funnels (the chain the UDF
+  // carries), the earliest window for unordered. A person whose best attempt is excluded is out.
   const tie = spec.order === "unordered" ? "ASC" : "DESC";
-  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl FROM (
-    SELECT *, row_number() OVER (PARTITION BY pid ORDER BY steps DESC, tlast ASC, t1 ${tie}) AS rn FROM att) WHERE rn = 1)`);
+  const raw = Array.from({ length: n }, (_, j) => `u${j + 1}`).join(", ");
+  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${raw} FROM (
+    SELECT *, row_number() OVER (PARTITION BY pid ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
+    WHERE rn = 1 AND xt IS NULL)`);
   ctes.push(
-    `funnel AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`,
+    `funnel AS MATERIALIZED (SELECT pid, steps, ${stepTimes(spec)}, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`,
   );
   return `WITH ${ctes.join(",\n")}`;
+}
+
+/**
+ * The attempts with their exclusion (`xt`: the time of the first exclusion event that caught them,
+ * else NULL). An exclusion catches an attempt that reached its `from` step before the event and had
+ * not reached its `to` step by then, the event inside the attempt's window; a caught attempt counts
+ * one step past the steps it had reached (PostHog's UDF still advances it once).
+ */
+function excludedAttempts(spec: D1Funnel, params: Params, p: { P: string; TO: string; global: string }): string {
+  const exclusions = spec.exclusions ?? [];
+  if (!exclusions.length) return "SELECT *, NULL AS xt FROM att0";
+  const cols = eventColumns("x");
+  const caught = exclusions.map((e) => {
+    const name = e.entity.event === null ? "1" : `x.event = ${params.bind(e.entity.event)}`;
+    const props = propertiesSql(e.entity.properties, cols, params, "exclusions", spec.cohorts);
+    // Unordered funnels exclude over the whole attempt (PostHog allows no partial range there).
+    const after = spec.order === "unordered" ? "a.t1" : `a.u${e.from + 1}`;
+    const before =
+      spec.order === "unordered" ? "CASE WHEN a.steps = " + spec.steps.length + " THEN a.tfinal END" : `a.u${e.to + 1}`;
+    return `(${name} AND ${props} AND x.timestamp > ${after} AND (${before} IS NULL OR x.timestamp < ${before}))`;
+  });
+  const xt = `(SELECT min(x.timestamp) FROM ${BY_PERSON}
+    WHERE x.project_id = ${p.P} AND x.person_id = a.pid AND x.timestamp <= a.dl AND x.timestamp < ${p.TO} AND ${p.global}
+      AND (${caught.join(" OR ")}))`;
+  const before = Array.from({ length: spec.steps.length }, (_, j) => `(u${j + 1} < xt)`).join(" + ");
+  return `SELECT pid, t1, dl, CASE WHEN xt IS NULL THEN steps ELSE min(steps, ${before} + 1) END AS steps, tfinal, tlast,
+      ${Array.from({ length: spec.steps.length }, (_, j) => `u${j + 1}`).join(", ")}, xt
+    FROM (SELECT a.*, ${xt} AS xt FROM att0 a)`;
+}
+
+/**
+ * Each step's time in the best attempt, `t1`..`tn` (NULL past the steps reached): an ordered
+ * funnel's chain, or an unordered funnel's step times in time order (its k-th step is the k-th it did).
+ */
+function stepTimes(spec: D1Funnel): string {
+  const n = spec.steps.length;
+  if (spec.order !== "unordered") return Array.from({ length: n }, (_, j) => `u${j + 1} AS t${j + 1}`).join(", ");
+  const all = Array.from({ length: n }, (_, j) => `u${j + 1}`).join(", ");
+  const kth = (k: number) =>
+    `(SELECT value FROM json_each(json_array(${all})) WHERE value IS NOT NULL ORDER BY value LIMIT 1 OFFSET ${k - 1})`;
+  return ["t1", ...Array.from({ length: n - 1 }, (_, j) => `${kth(j + 2)} AS t${j + 2}`)].join(", ");
 }
 
 function breakdownSql(

@@ -7,6 +7,7 @@ import { correlation } from "./correlation";
 import type { QueryFailure } from "../errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import { funnelActorIds } from "./funnel-actors";
+import { funnelConversionTimes, funnelSteps } from "./funnel-steps";
 import { runHogQL } from "./hogql";
 import { lifecycleActorIds, lifecycleCounts } from "./lifecycle";
 import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEvents } from "./person-events";
@@ -34,6 +35,14 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   earliestEvent(projectId: number): Promise<number | null> {
     return earliestEvent(this.d1, projectId);
+  }
+
+  async funnelSteps(query: Q.FunnelStepsQuery): Promise<Q.FunnelStepsRow[]> {
+    return funnelSteps(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
+  }
+
+  async funnelConversionTimes(query: Q.FunnelConversionQuery): Promise<Q.FunnelConversionTimes> {
+    return funnelConversionTimes(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
   async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {

@@ -1,22 +1,29 @@
 import { validationError } from "../../lib/errors";
-import type { FunnelBreakdown, FunnelOrder, FunnelSpec } from "../../analytics/queries";
+import {
+  type FunnelBreakdown,
+  type FunnelOrder,
+  type FunnelSpec,
+  FUNNEL_WINDOW_UNITS,
+  type FunnelWindowUnit,
+  MAX_FUNNEL_STEPS,
+  breakdownValueTexts,
+} from "../../analytics/queries";
 import { type AnalysisContext, requestedRange } from "./context";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { iso } from "../../lib/time/iso";
 
-export const MAX_FUNNEL_STEPS = 20;
-
-/** Seconds per `funnel_window_interval_unit`; a month is 30 days, as PostHog's DATERANGE_MAP. */
-const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
-type WindowUnit = keyof typeof UNIT_SECONDS;
-
 function windowSeconds(input: Input): number {
   const days = int(input, "funnel_window_days", { min: 1, max: 3650 });
   const amount = int(input, "funnel_window_interval", { min: 1, max: 100_000 });
-  const unit = oneOf(input, "funnel_window_interval_unit", Object.keys(UNIT_SECONDS) as WindowUnit[], "day");
-  if (amount !== undefined) return amount * UNIT_SECONDS[unit];
-  if (days !== undefined) return days * UNIT_SECONDS.day;
-  return 14 * UNIT_SECONDS.day;
+  const unit = oneOf(
+    input,
+    "funnel_window_interval_unit",
+    Object.keys(FUNNEL_WINDOW_UNITS) as FunnelWindowUnit[],
+    "day",
+  );
+  if (amount !== undefined) return amount * FUNNEL_WINDOW_UNITS[unit];
+  if (days !== undefined) return days * FUNNEL_WINDOW_UNITS.day;
+  return 14 * FUNNEL_WINDOW_UNITS.day;
 }
 
 /** More properties than this in one list breakdown is a 400 (each adds lookups to every person's row). */
@@ -100,26 +107,9 @@ export function parseFunnelStep(input: Input, steps: number, fallback?: number):
   return step;
 }
 
-/**
- * `funnel_step_breakdown` as the list of texts a breakdown value compares with: a value is a list
- * of one, lists are flattened as PostHog's arrayFlatten does, and no value (`null`, `""`) is `""`.
- * A number on its own is cut to an integer first, as PostHog does (`str(int(value))`).
- */
+/** `funnel_step_breakdown`: the breakdown value asked about, as the texts it compares with. */
 export function parseStepBreakdown(input: Input): string[] | undefined {
   const raw = jsonOrText(input, "funnel_step_breakdown");
   if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === "number") return [String(Math.trunc(raw))];
-  const texts: string[] = [];
-  const add = (value: unknown, depth: number) => {
-    if (Array.isArray(value) && depth < 3) for (const v of value) add(v, depth + 1);
-    else if (value === null || value === undefined) texts.push("");
-    else if (typeof value === "object")
-      throw validationError(
-        "funnel_step_breakdown must be a breakdown value or a list of them.",
-        "funnel_step_breakdown",
-      );
-    else texts.push(String(value));
-  };
-  add(raw, 0);
-  return texts;
+  return breakdownValueTexts(raw, "funnel_step_breakdown");
 }

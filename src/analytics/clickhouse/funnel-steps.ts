@@ -1,0 +1,100 @@
+import type { ClickHouseClient } from "@clickhouse/client-web";
+import type { FunnelConversionQuery, FunnelConversionTimes, FunnelStepsQuery, FunnelStepsRow } from "../queries";
+import { analysisRows } from "./analysis-run";
+import { funnelSql } from "./funnel";
+import { ClickHouseParams } from "./params";
+import type { ClickHouseCohorts } from "./property-filters";
+
+/** A number ClickHouse answered, or null for its NaN (an aggregate over nothing). */
+const finite = (value: unknown): number | null =>
+  value === null || value === undefined || !Number.isFinite(Number(value)) ? null : Number(value);
+
+/** Seconds between two µs times. */
+const seconds = (from: string, to: string) => `(${to} - ${from}) / 1e6`;
+
+/**
+ * A funnel's steps per breakdown value, as on D1 (d1/funnel-steps.ts): one pass per breakdown value
+ * collects the persons by furthest step and the positive conversion times per step; the values are
+ * ranked by persons at the last step, then the one before, and so on, the first `breakdownLimit`
+ * kept and the rest merged into "Other", whose means and medians are over all their times.
+ */
+export async function funnelStepsOnClickHouse(
+  client: ClickHouseClient,
+  query: FunnelStepsQuery,
+  cohorts: ClickHouseCohorts,
+): Promise<FunnelStepsRow[]> {
+  const { funnel } = query;
+  const n = funnel.steps.length;
+  const params = new ClickHouseParams(funnel.projectId);
+  const source = funnelSql({ ...funnel, cohorts }, params);
+  const steps = Array.from({ length: n }, (_, k) => k + 1);
+  const later = steps.slice(1);
+  const perValue =
+    `SELECT bd, ${steps.map((k) => `countIf(steps = ${k}) AS c${k}`).join(", ")}` +
+    later
+      .map((k) => {
+        const gap = seconds(`times[${k - 1}]`, `times[${k}]`);
+        return `, groupArrayIf(${gap}, steps >= ${k} AND ${gap} > 0) AS d${k}`;
+      })
+      .join("") +
+    ` FROM ${source} GROUP BY bd`;
+  const byFurthest = [...steps].reverse().map((k) => `c${k} DESC`);
+  const ranked = `SELECT *, row_number() OVER (ORDER BY ${byFurthest.join(", ")}, bd) AS rn FROM (${perValue})`;
+  const other = funnel.breakdown?.list ? "['Other']" : "'Other'";
+  const final = funnel.breakdown ? `if(rn <= ${params.bind(query.breakdownLimit, "UInt64")}, bd, ${other})` : "bd";
+  const sql =
+    `SELECT ${final} AS fb, min(rn) AS rank, [${steps.map((k) => `sum(c${k})`).join(", ")}] AS furthest,` +
+    ` [NULL${later.map((k) => `, avgArray(d${k})`).join("")}] AS averages,` +
+    ` [NULL${later.map((k) => `, quantileExactInclusiveArray(0.5)(d${k})`).join("")}] AS medians` +
+    ` FROM (${ranked}) GROUP BY fb ORDER BY rank`;
+  const rows = await analysisRows<{
+    fb: string | string[] | null;
+    furthest: number[];
+    averages: unknown[];
+    medians: unknown[];
+  }>(client, sql, params);
+  return rows.map((r) => ({
+    breakdown: funnel.breakdown ? r.fb : null,
+    furthest: r.furthest.map(Number),
+    averageSeconds: r.averages.map(finite),
+    medianSeconds: r.medians.map(finite),
+  }));
+}
+
+/** The seconds from step `fromStep` to `toStep` of the persons who reached `toStep`, as on D1. */
+export async function funnelConversionTimesOnClickHouse(
+  client: ClickHouseClient,
+  query: FunnelConversionQuery,
+  cohorts: ClickHouseCohorts,
+): Promise<FunnelConversionTimes> {
+  const params = new ClickHouseParams(query.funnel.projectId);
+  const source = funnelSql({ ...query.funnel, cohorts }, params);
+  const value = seconds(`times[${query.fromStep + 1}]`, `times[${query.toStep + 1}]`);
+  const times = `SELECT ${value} AS value FROM ${source} WHERE steps >= ${query.toStep + 1}`;
+  const bin = query.bins
+    ? `, groupArray(toInt64(floor((value - ${params.bind(query.bins.min, "Float64")}) / ${params.bind(query.bins.width, "Float64")}))) AS bin`
+    : "";
+  const summary =
+    `SELECT count() AS persons, min(value) AS least, max(value) AS greatest, avg(value) AS average,` +
+    ` quantileExactInclusive(0.5)(value) AS median${bin} FROM (${times})`;
+  const sql = query.bins
+    ? `SELECT *, arrayMap(b -> countEqual(bin, b), range(0, ${params.bind(query.bins.count + 1, "UInt64")})) AS histogram FROM (${summary})`
+    : summary;
+  const [row] = await analysisRows<{
+    persons: number;
+    least: number;
+    greatest: number;
+    average: unknown;
+    median: unknown;
+    histogram?: number[];
+  }>(client, sql, params);
+  const persons = Number(row.persons);
+  return {
+    persons,
+    min: persons ? Math.floor(Number(row.least)) : 0,
+    max: persons ? Math.ceil(Number(row.greatest)) : 0,
+    averageSeconds: persons ? finite(row.average) : null,
+    medianSeconds: persons ? finite(row.median) : null,
+    ...(row.histogram ? { histogram: row.histogram.map(Number) } : {}),
+  };
+}

@@ -1,0 +1,121 @@
+import type { D1Client } from "../../db/client";
+import type { CohortSql } from "../../shared/filters";
+import { Params } from "../../lib/sql";
+import type { FunnelConversionQuery, FunnelConversionTimes, FunnelStepsQuery, FunnelStepsRow } from "../queries";
+import { funnelCtes } from "./funnel-sql";
+import { runAll } from "./run";
+
+/** Seconds from one ISO time to a later one, to the millisecond. */
+const seconds = (from: string, to: string) => `(round((julianday(${to}) - julianday(${from})) * 86400000.0) / 1000.0)`;
+
+/**
+ * The median of `value` per `keys` from a CTE `source(keys…, value)`: the middle value, or the mean
+ * of the two middle values (as ClickHouse's interpolating quantiles).
+ */
+const medians = (source: string, keys: string) => `SELECT ${keys}, avg(value) AS value FROM (
+    SELECT ${keys}, value, row_number() OVER (PARTITION BY ${keys} ORDER BY value) AS i, count(*) OVER (PARTITION BY ${keys}) AS c
+    FROM ${source}) WHERE i IN ((c + 1) / 2, (c + 2) / 2) GROUP BY ${keys}`;
+
+/**
+ * A funnel's steps per breakdown value (analytics/queries.ts FunnelStepsQuery): the breakdown values
+ * ranked and cut to the limit, then per final value the persons by furthest step and the conversion
+ * times' mean and median per step, all in one statement over the funnel the persons drill-down reads.
+ */
+export async function funnelSteps(
+  d1: D1Client,
+  query: FunnelStepsQuery,
+  cohorts: CohortSql,
+): Promise<FunnelStepsRow[]> {
+  const { funnel } = query;
+  const n = funnel.steps.length;
+  const params = new Params();
+  const ctes = funnelCtes({ ...funnel, cohorts }, params);
+  const steps = Array.from({ length: n }, (_, k) => k + 1);
+  const byFurthest = [...steps].reverse().map((k) => `c${k} DESC`);
+  const other = funnel.breakdown?.list ? JSON.stringify(["Other"]) : "Other";
+  const final = funnel.breakdown
+    ? `CASE WHEN r.rn <= ${params.bind(query.breakdownLimit)} THEN f.bd ELSE ${params.bind(other)} END`
+    : "f.bd";
+  const gaps = steps
+    .slice(1)
+    .map((k) => `SELECT fb, ${k} AS k, ${seconds(`t${k - 1}`, `t${k}`)} AS value FROM fp WHERE t${k} IS NOT NULL`);
+  const sql = `${ctes},
+    ranked AS MATERIALIZED (SELECT bd, row_number() OVER (ORDER BY ${byFurthest.join(", ")}, bd) AS rn
+      FROM (SELECT bd, ${steps.map((k) => `sum(steps = ${k}) AS c${k}`).join(", ")} FROM funnel GROUP BY bd)),
+    fp AS MATERIALIZED (SELECT f.*, ${final} AS fb, r.rn FROM funnel f JOIN ranked r ON r.bd IS f.bd),
+    gaps AS MATERIALIZED (${gaps.length ? gaps.join(" UNION ALL ") : "SELECT NULL AS fb, NULL AS k, NULL AS value WHERE 0"}),
+    positive AS (SELECT * FROM gaps WHERE value > 0)
+    SELECT 'n' AS kind, fb, steps AS k, count(*) AS value, min(rn) AS rank FROM fp GROUP BY fb, steps
+    UNION ALL SELECT 'avg', fb, k, avg(value), NULL FROM positive GROUP BY fb, k
+    UNION ALL SELECT 'median', fb, k, value, NULL FROM (${medians("positive", "fb, k")})`;
+  const rows = await runAll<{ kind: string; fb: string | null; k: number; value: number; rank: number | null }>(
+    d1,
+    sql,
+    params,
+  );
+  const byValue = new Map<string | null, FunnelStepsRow & { rank: number }>();
+  const rowOf = (fb: string | null) => {
+    let row = byValue.get(fb);
+    if (!row) {
+      row = {
+        breakdown: fb === null ? null : funnel.breakdown?.list ? (JSON.parse(fb) as string[]) : fb,
+        furthest: new Array<number>(n).fill(0),
+        averageSeconds: new Array<number | null>(n).fill(null),
+        medianSeconds: new Array<number | null>(n).fill(null),
+        rank: Infinity,
+      };
+      byValue.set(fb, row);
+    }
+    return row;
+  };
+  for (const r of rows) {
+    const row = rowOf(r.fb);
+    if (r.kind === "n") {
+      row.furthest[r.k - 1] = r.value;
+      row.rank = Math.min(row.rank, r.rank ?? Infinity);
+    } else if (r.kind === "avg") row.averageSeconds[r.k - 1] = r.value;
+    else row.medianSeconds[r.k - 1] = r.value;
+  }
+  return [...byValue.values()].sort((a, b) => a.rank - b.rank).map(({ rank: _, ...row }) => row);
+}
+
+/** The seconds from step `fromStep` to `toStep` of the persons who reached `toStep` (FunnelConversionQuery). */
+export async function funnelConversionTimes(
+  d1: D1Client,
+  query: FunnelConversionQuery,
+  cohorts: CohortSql,
+): Promise<FunnelConversionTimes> {
+  // The persons' times, after the funnel's common table expressions (the steps are inlined integers).
+  const withTimes = (params: Params) => `${funnelCtes({ ...query.funnel, cohorts }, params)},
+    times AS MATERIALIZED (SELECT ${seconds(`t${query.fromStep + 1}`, `t${query.toStep + 1}`)} AS value
+      FROM funnel WHERE steps >= ${query.toStep + 1})`;
+  const params = new Params();
+  const sql = `${withTimes(params)}
+    SELECT count(*) AS persons, min(value) AS least, max(value) AS greatest, avg(value) AS average,
+      (SELECT value FROM (${medians("(SELECT 1 AS one, value FROM times)", "one")})) AS median
+    FROM times`;
+  const [summary] = await runAll<{
+    persons: number;
+    least: number | null;
+    greatest: number | null;
+    average: number | null;
+    median: number | null;
+  }>(d1, sql, params);
+  const answer: FunnelConversionTimes = {
+    persons: summary.persons,
+    min: Math.floor(summary.least ?? 0),
+    max: Math.ceil(summary.greatest ?? 0),
+    averageSeconds: summary.average,
+    medianSeconds: summary.median,
+  };
+  if (!query.bins) return answer;
+  const { min, width, count } = query.bins;
+  const histogramParams = new Params();
+  const histogramSql = `${withTimes(histogramParams)}
+    SELECT CAST((value - ${histogramParams.bind(min)}) / ${histogramParams.bind(width)} AS INTEGER) AS bin, count(*) AS persons
+    FROM times GROUP BY bin`;
+  const histogram = new Array<number>(count + 1).fill(0);
+  for (const row of await runAll<{ bin: number; persons: number }>(d1, histogramSql, histogramParams))
+    if (row.bin >= 0 && row.bin <= count) histogram[row.bin] += row.persons;
+  return { ...answer, histogram };
+}

@@ -1,0 +1,54 @@
+import { breakdownValueTexts, type FunnelActorsQuery, type RowWindow } from "../../analytics/queries";
+import { validationError } from "../../lib/errors";
+import type { InsightContext } from "../context";
+import { funnelSpec, planFunnels } from "./runner";
+import type { FunnelsQuery } from "./schema";
+
+/** The bucket of a FunnelsActorsQuery: `funnelStep`, or `funnelCustomSteps`, and `funnelStepBreakdown`. */
+export interface FunnelPick {
+  funnelStep?: number | null;
+  funnelCustomSteps?: number[] | null;
+  funnelStepBreakdown?: unknown;
+}
+
+/**
+ * The persons of a funnel step (PostHog's FunnelsActorsQuery): `funnelStep` N > 0, those who reached
+ * step N (1-based) or further, the persons of step N − 1's `count`; −N, those who reached step N − 1
+ * but not step N; or those whose furthest step is one of `funnelCustomSteps`; within one breakdown
+ * value when `funnelStepBreakdown` is given. The same per-person funnel as the counts. Person ids in
+ * id order, `rows` of them. Errors name the pick's own fields.
+ */
+export async function funnelActorIds(
+  ctx: InsightContext,
+  query: FunnelsQuery,
+  pick: FunnelPick,
+  rows: RowWindow,
+): Promise<number[]> {
+  planFunnels(query);
+  const n = query.series.length;
+  let bucket: FunnelActorsQuery["bucket"];
+  if (pick.funnelCustomSteps?.length) {
+    if (pick.funnelCustomSteps.some((s) => !Number.isInteger(s) || s < 1 || s > n))
+      throw validationError(`funnelCustomSteps must be steps between 1 and ${n}.`, "funnelCustomSteps");
+    bucket = { customSteps: pick.funnelCustomSteps };
+  } else {
+    const step = pick.funnelStep;
+    if (step === null || step === undefined)
+      throw validationError("Missing both funnelStep and funnelCustomSteps", "funnelStep");
+    // PostHog's messages for the two steps that never name a bucket.
+    if (step === 0) throw validationError("Funnel steps are 1-indexed, so step 0 doesn't exist", "funnelStep");
+    if (step === -1)
+      throw validationError(
+        "The first valid drop-off argument for funnelStep is -2. -2 refers to persons who performed the first step but never made it to the second.",
+        "funnelStep",
+      );
+    if (Math.abs(step) > n)
+      throw validationError(`funnelStep must be between 1 and ${n}, or between -${n} and -2.`, "funnelStep");
+    bucket = { step };
+  }
+  const value = pick.funnelStepBreakdown;
+  const breakdownValue =
+    value === null || value === undefined ? undefined : breakdownValueTexts(value, "funnelStepBreakdown");
+  const { funnel } = await funnelSpec(ctx, query);
+  return ctx.store.funnelActors({ funnel, bucket, ...(breakdownValue ? { breakdownValue } : {}), rows });
+}

@@ -1,0 +1,219 @@
+import type { z } from "@hono/zod-openapi";
+import {
+  type EventEntity,
+  type FunnelBreakdown,
+  FUNNEL_WINDOW_UNITS,
+  type FunnelSpec,
+  type FunnelStepsRow,
+} from "../../analytics/queries";
+import { validationError } from "../../lib/errors";
+import { iso } from "../../lib/time/iso";
+import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
+import type { InsightContext } from "../context";
+import { type InsightRange, queryRange } from "../date-range";
+import { resolvedDateRange } from "../labels";
+import type { FunnelsQuery, FunnelStepResultSchema, FunnelTimeToConvertSchema } from "./schema";
+
+/**
+ * PostHog's funnel runner (insights/funnels/: funnel_udf.py, funnel_time_to_convert_udf.py, base.py)
+ * over the analytics store: the engine decides each person's best attempt (analytics/queries.ts
+ * FunnelSpec, the same statement as the funnel's persons) and aggregates it; steps, names, bins and
+ * PostHog's validation messages are made here.
+ */
+
+export type FunnelStepResult = z.infer<typeof FunnelStepResultSchema>;
+export type FunnelTimeToConvert = z.infer<typeof FunnelTimeToConvertSchema>;
+
+export interface FunnelsResponse {
+  results: FunnelStepResult[] | FunnelStepResult[][] | FunnelTimeToConvert;
+  resolved_date_range: { date_from: string; date_to: string };
+  timezone: string;
+  isUdf: true;
+}
+
+const DEFAULT_WINDOW_DAYS = 14;
+const DEFAULT_BREAKDOWN_LIMIT = 25;
+
+/** What a run would refuse, refused now (PostHog's messages where it has them). */
+export function planFunnels(query: FunnelsQuery): void {
+  const filter = query.funnelsFilter ?? {};
+  const n = query.series.length;
+  if (query.properties) parseFilterGroup(query.properties, "properties", "event");
+  query.series.forEach((s, i) => {
+    if (s.properties) parseFilterGroup(s.properties, `series__${i}__properties`, "event");
+    if (s.math && s.math !== "total")
+      throw validationError("First-time funnel steps are not supported (math must be total).", `series__${i}__math`);
+  });
+  if (filter.funnelVizType === "trends")
+    throw validationError(
+      "Funnel trends (funnelVizType trends) are not computed yet; steps and time_to_convert are.",
+      "funnelsFilter__funnelVizType",
+    );
+  const attribution = filter.breakdownAttributionType;
+  if (query.breakdownFilter && (attribution === "all_events" || attribution === "step"))
+    throw validationError(
+      `breakdownAttributionType ${attribution} is not supported yet (first_touch and last_touch are).`,
+      "funnelsFilter__breakdownAttributionType",
+    );
+  (filter.exclusions ?? []).forEach((e, i) => {
+    const attr = `funnelsFilter__exclusions__${i}`;
+    if (e.properties) parseFilterGroup(e.properties, `${attr}__properties`, "event");
+    if (e.funnelFromStep >= e.funnelToStep)
+      throw validationError("Exclusion event range is invalid. End of range should be greater than start.", attr);
+    if (e.funnelFromStep >= n - 1)
+      throw validationError("Exclusion event range is invalid. Start of range is greater than number of steps.", attr);
+    if (e.funnelToStep > n - 1)
+      throw validationError("Exclusion event range is invalid. End of range is greater than number of steps.", attr);
+    const inRange = query.series.slice(e.funnelFromStep, e.funnelToStep + 1);
+    if (inRange.some((s) => sameEvent(s, e)))
+      throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
+    if (filter.funnelOrderType === "unordered" && (e.funnelFromStep !== 0 || e.funnelToStep !== n - 1))
+      throw validationError("Partial Exclusions not allowed in unordered funnels", attr);
+  });
+  if (filter.funnelVizType === "time_to_convert") conversionSteps(query);
+}
+
+/**
+ * An exclusion that is one of its range's steps (the same event and filters, or every event with no
+ * filters: PostHog's is_equal / is_superset) could never be told apart from the step.
+ */
+function sameEvent(step: { event?: string | null; properties?: unknown }, exclusion: typeof step): boolean {
+  const noFilters = (p: unknown) => p === null || p === undefined || (Array.isArray(p) && !p.length);
+  const event = (e: string | null | undefined) => e ?? null;
+  if (event(exclusion.event) === null && noFilters(exclusion.properties)) return true;
+  return (
+    event(step.event) === event(exclusion.event) &&
+    JSON.stringify(step.properties ?? []) === JSON.stringify(exclusion.properties ?? [])
+  );
+}
+
+/** time_to_convert's steps: from `funnelFromStep` (default the first) to `funnelToStep` (default the last). */
+function conversionSteps(query: FunnelsQuery): { from: number; to: number } {
+  const filter = query.funnelsFilter ?? {};
+  const n = query.series.length;
+  // PostHog's `or`: a 0 is the default too.
+  const from = filter.funnelFromStep || 0;
+  const to = filter.funnelToStep || n - 1;
+  if (!(to > 0 && to < n))
+    throw validationError(
+      `Filter parameter funnel_to_step can only be one of ${Array.from({ length: n - 1 }, (_, i) => i + 1).join(", ")} for time to convert!`,
+      "funnelsFilter__funnelToStep",
+    );
+  if (from < 0 || from >= to)
+    throw validationError(
+      `funnelFromStep is out of bounds. It must be between 0 and ${to - 1}.`,
+      "funnelsFilter__funnelFromStep",
+    );
+  return { from, to };
+}
+
+const entityOf = (node: { event?: string | null; properties?: unknown }, order: number): EventEntity => ({
+  event: node.event ?? null,
+  order,
+  properties: node.properties ?? undefined,
+});
+
+/**
+ * The funnel's breakdown: one property or several, of the event or the person. Its values are lists
+ * even for one property (PostHog's FunnelQueryContext makes a text breakdown a list of one).
+ */
+function breakdownOf(query: FunnelsQuery): FunnelBreakdown | undefined {
+  const filter = query.breakdownFilter;
+  if (!filter) return undefined;
+  const attribution = query.funnelsFilter?.breakdownAttributionType === "last_touch" ? "last_touch" : "first_touch";
+  if (filter.breakdowns?.length) {
+    const [first] = filter.breakdowns;
+    return { keys: [first.property], list: true, type: first.type ?? "event", attribution };
+  }
+  const raw = filter.breakdown;
+  if (raw === null || raw === undefined || raw === "" || (Array.isArray(raw) && !raw.length)) return undefined;
+  return { keys: [raw].flat(), list: true, type: filter.breakdown_type ?? "event", attribution };
+}
+
+/** The store's funnel for a query (and the range it reads), for counts and persons alike. */
+export async function funnelSpec(
+  ctx: InsightContext,
+  query: FunnelsQuery,
+): Promise<{ funnel: FunnelSpec; range: InsightRange }> {
+  const filter = query.funnelsFilter ?? {};
+  const range = await queryRange(ctx, query);
+  const unit = filter.funnelWindowIntervalUnit ?? "day";
+  const breakdown = breakdownOf(query);
+  const exclusions = (filter.exclusions ?? []).map((e, i) => ({
+    entity: entityOf(e, i),
+    from: e.funnelFromStep,
+    to: e.funnelToStep,
+  }));
+  const funnel: FunnelSpec = {
+    projectId: ctx.projectId,
+    steps: query.series.map(entityOf),
+    from: iso(range.from),
+    to: iso(range.to),
+    windowSeconds: (filter.funnelWindowInterval ?? DEFAULT_WINDOW_DAYS) * FUNNEL_WINDOW_UNITS[unit],
+    order: filter.funnelOrderType ?? "ordered",
+    properties: withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters),
+    ...(breakdown ? { breakdown } : {}),
+    ...(exclusions.length ? { exclusions } : {}),
+  };
+  return { funnel, range };
+}
+
+export async function runFunnels(ctx: InsightContext, query: FunnelsQuery): Promise<FunnelsResponse> {
+  planFunnels(query);
+  const { funnel, range } = await funnelSpec(ctx, query);
+  const common = {
+    resolved_date_range: resolvedDateRange(range, ctx.timezone),
+    timezone: ctx.timezone,
+    isUdf: true as const,
+  };
+  if (query.funnelsFilter?.funnelVizType === "time_to_convert")
+    return { results: await timeToConvert(ctx, query, funnel), ...common };
+  const breakdownLimit = query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT;
+  const rows = await ctx.store.funnelSteps({ funnel, breakdownLimit });
+  const steps = rows.map((row) => stepsOf(query, row));
+  return { results: funnel.breakdown ? steps : (steps[0] ?? []), ...common };
+}
+
+/** One breakdown value's steps: persons who reached each step or further, with conversion times. */
+function stepsOf(query: FunnelsQuery, row: FunnelStepsRow): FunnelStepResult[] {
+  const unordered = query.funnelsFilter?.funnelOrderType === "unordered";
+  return query.series.map((node, k) => ({
+    action_id: unordered ? null : (node.event ?? null),
+    name: unordered ? `Completed ${k + 1} step${k ? "s" : ""}` : (node.event ?? null),
+    custom_name: unordered ? null : (node.custom_name ?? null),
+    order: k,
+    people: [],
+    count: row.furthest.slice(k).reduce((sum, c) => sum + c, 0),
+    type: "events" as const,
+    average_conversion_time: k ? row.averageSeconds[k] : null,
+    median_conversion_time: k ? row.medianSeconds[k] : null,
+    ...(row.breakdown !== null ? { breakdown: row.breakdown, breakdown_value: row.breakdown } : {}),
+  }));
+}
+
+/** PostHog's time to convert: the persons' times from one step to another, binned. */
+async function timeToConvert(
+  ctx: InsightContext,
+  query: FunnelsQuery,
+  funnel: FunnelSpec,
+): Promise<FunnelTimeToConvert> {
+  const { from, to } = conversionSteps(query);
+  const summary = await ctx.store.funnelConversionTimes({ funnel, fromStep: from, toStep: to });
+  const requested = query.funnelsFilter?.binCount;
+  // A requested count is kept between 1 and 90; else the cube root of the persons, between 1 and 60.
+  const count =
+    requested !== null && requested !== undefined
+      ? Math.min(90, Math.max(1, requested))
+      : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(summary.persons))));
+  const raw = Math.ceil((summary.max - summary.min) / count);
+  const width = raw > 0 ? raw : 60;
+  const bins = { min: summary.min, width, count };
+  const { histogram } = summary.persons
+    ? await ctx.store.funnelConversionTimes({ funnel, fromStep: from, toStep: to, bins })
+    : { histogram: undefined };
+  return {
+    bins: Array.from({ length: count + 1 }, (_, i) => [Math.round(summary.min + i * width), histogram?.[i] ?? 0]),
+    average_conversion_time: summary.averageSeconds,
+    median_conversion_time: summary.medianSeconds,
+  };
+}
