@@ -56,7 +56,8 @@ export type FunnelWindowUnit = keyof typeof FUNNEL_WINDOW_UNITS;
  * and before reaching step `to` (0-based), inside its conversion window, is excluded, and a person
  * whose best attempt is excluded is not in the funnel at all (PostHog's UDF: the excluded attempt
  * still counts one step further than where the exclusion caught it, and a clean attempt reaching
- * as far wins over it).
+ * as far wins over it). In an unordered funnel (whose exclusions span every step) an exclusion event
+ * only ends the attempts begun before it: their steps must be done by then.
  */
 export interface FunnelExclusion {
   entity: EventEntity;

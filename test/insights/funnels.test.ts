@@ -162,3 +162,31 @@ describe("FunnelsQuery steps", () => {
     expect(backwards.attr).toBe("query__funnelsFilter__exclusions__0");
   });
 });
+
+describe("FunnelsQuery step filters", () => {
+  it("keeps an event that a filter of another step cannot read (a missing property is no match, not a lost event)", async () => {
+    const own = await createProject();
+    await captureJourneys(own.api_token, {
+      user: [at("signed up", t(0), { prop_a: "some value" }), at("signed up", t(1), { prop_b: "another value" })],
+    });
+    const steps = [
+      { kind: "EventsNode", event: "signed up", properties: [{ key: "prop_a", value: ["some value"], type: "event" }] },
+      {
+        kind: "EventsNode",
+        event: "signed up",
+        properties: [{ key: "prop_b", value: "another", operator: "icontains", type: "event" }],
+      },
+    ];
+    for (const funnelOrderType of ["ordered", "strict", "unordered"]) {
+      const res = await call(`/api/environments/${own.id}/query/`, {
+        method: "POST",
+        body: { query: { kind: "FunnelsQuery", series: steps, dateRange: RANGE, funnelsFilter: { funnelOrderType } } },
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(
+        res.json.results.map((s: any) => s.count),
+        funnelOrderType,
+      ).toEqual([1, 1]);
+    }
+  });
+});

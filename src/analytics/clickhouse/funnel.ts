@@ -39,8 +39,10 @@ export function funnelSql(
   const n = spec.steps.length;
   const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, spec.cohorts);
   const global = filter(spec.properties, "properties");
+  // ifNull: a filter on a missing property is NULL (not false), which would drop the event from every step.
   const matches = spec.steps.map(
-    (s) => `(${s.event === null ? "1" : `event = ${params.text(s.event)}`} AND ${filter(s.properties, "events")})`,
+    (s) =>
+      `ifNull(${s.event === null ? "1" : `event = ${params.text(s.event)}`} AND ${filter(s.properties, "events")}, 0)`,
   );
   const exclusions = spec.exclusions ?? [];
   const excluded = exclusions.map(
@@ -83,7 +85,7 @@ export function funnelSql(
   const W = params.bind(spec.windowSeconds * 1_000_000, "Int64");
   const carried = ["bd", ...extraNames];
   const attempts = [
-    ...(spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W)),
+    ...(spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W, exclusions.length)),
     exclusionsChecked(spec, W),
   ];
   // The best attempt, ranked as D1 ranks them: most steps, then a clean attempt over an excluded one,
@@ -124,7 +126,7 @@ const STEP_BITS = 0xfffff;
  *   each step's first event time, read from `nt<k>`: the time of the next step-k event at or after
  *   each place (arrayReverseFill).
  */
-function scannedAttempts(order: FunnelSpec["order"], n: number, W: string): string[] {
+function scannedAttempts(order: FunnelSpec["order"], n: number, W: string, exclusions: number): string[] {
   const steps = Array.from({ length: n }, (_, k) => k + 1);
   if (order === "strict") {
     const later = steps.slice(1);
@@ -152,14 +154,23 @@ function scannedAttempts(order: FunnelSpec["order"], n: number, W: string): stri
   const next = (k: number) =>
     `arrayReverseFill(x -> x > 0, arrayMap((m, t) -> if(bitTest(m, ${k - 1}), t, 0), ms, ts))`;
   const found = (k: number) => `(u${k} > 0 AND u${k} <= t0 + ${W})`;
+  // An exclusion event inside an unordered attempt's window (`c`, the first after its start; 0: none)
+  // wipes it (PostHog's UDF clears its progress before recording it) unless every step was done by
+  // then (steps at the same time first).
+  const cut = exclusions > 0;
+  const kept = cut
+    ? `c = 0 OR c > t0 + ${W} OR (${steps.map(found).join(" AND ")} AND greatest(${steps.map((k) => `u${k}`).join(", ")}) <= c)`
+    : "1";
   // The step times in the order they were done (an unordered funnel's k-th step is the k-th it did).
   const done = `arraySort(arrayFilter(x -> x > 0, [${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}]))`;
   const lambda =
-    `(t0${steps.map((k) => `, u${k}`).join("")}) -> (toUInt64(${steps.map(found).join(" + ")}),` +
-    ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0, ${done})`;
+    `(t0${cut ? ", c" : ""}${steps.map((k) => `, u${k}`).join("")}) -> (toUInt64(${steps.map(found).join(" + ")}),` +
+    ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0, ${done}, ${kept})`;
+  const all = Array.from({ length: exclusions }, (_, e) => `xs${e}`).join(", ");
+  const cuts = cut ? `, arrayMap(t -> arrayFirst(x -> x > t, arraySort(arrayConcat(${all}))), ts)` : "";
   return [
-    `arrayMap(${lambda}, ts, ${steps.map(next).join(", ")}) AS every`,
-    "arrayFilter((x, t, p) -> t != p, every, ts, arrayShiftRight(ts, 1)) AS attempts",
+    `arrayMap(${lambda}, ts${cuts}, ${steps.map(next).join(", ")}) AS every`,
+    "arrayFilter((x, t, p) -> t != p AND x.5, every, ts, arrayShiftRight(ts, 1)) AS attempts",
   ];
 }
 
@@ -219,12 +230,12 @@ function orderedAttempts(spec: FunnelSpec, W: string): string[] {
  */
 function exclusionsChecked(spec: FunnelSpec, W: string): string {
   const exclusions = spec.exclusions ?? [];
-  if (!exclusions.length) return "arrayMap(a -> (a.1, a.2, a.3, a.4, 0), attempts) AS checked";
-  const n = spec.steps.length;
+  // Unordered attempts are cut at an exclusion instead (scannedAttempts).
+  if (!exclusions.length || spec.order === "unordered")
+    return "arrayMap(a -> (a.1, a.2, a.3, a.4, 0), attempts) AS checked";
   const caught = exclusions.map((e, k) => {
-    // Unordered funnels exclude over the whole attempt (PostHog allows no partial range there).
-    const after = spec.order === "unordered" ? "a.3" : `a.4[${e.from + 1}]`;
-    const before = spec.order === "unordered" ? `if(a.1 = ${n}, a.2, 0)` : `a.4[${e.to + 1}]`;
+    const after = `a.4[${e.from + 1}]`;
+    const before = `a.4[${e.to + 1}]`;
     return `arrayFirst(x -> ${after} > 0 AND x > ${after} AND x <= a.3 + ${W} AND (${before} = 0 OR x < ${before}), xs${k})`;
   });
   const first = `arrayMin(arrayMap(x -> if(x = 0, toInt64(9223372036854775807), x), [${caught.join(", ")}]))`;

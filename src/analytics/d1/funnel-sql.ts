@@ -28,7 +28,11 @@ export function funnelPredicates(spec: D1Funnel, params: Params) {
     return `(${name} AND ${props})`;
   });
   const anyStep = `(${match.join(" OR ")})`;
-  return { P, FROM, TO, global, match, anyStep };
+  const excluded = (spec.exclusions ?? []).map((e) => {
+    const name = e.entity.event === null ? "1" : `x.event = ${params.bind(e.entity.event)}`;
+    return `(${name} AND ${propertiesSql(e.entity.properties, cols, params, "exclusions", spec.cohorts)})`;
+  });
+  return { P, FROM, TO, global, match, anyStep, excluded };
 }
 
 /**
@@ -42,27 +46,32 @@ export function funnelPredicates(spec: D1Funnel, params: Params) {
  * work grows with the number of attempts, not with the project's events.
  */
 export function funnelCtes(spec: D1Funnel, params: Params): string {
-  const { P, FROM, TO, global, match, anyStep } = funnelPredicates(spec, params);
+  const { P, FROM, TO, global, match, anyStep, excluded } = funnelPredicates(spec, params);
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
   const ctes: string[] = [];
-  const names = spec.steps.map((s) => s.event);
-  const named = names.every((e) => e !== null);
   if (spec.order === "unordered") {
-    // One pass over the step events: per person, each step's timestamps as a small JSON array
-    // (naming the events lets SQLite seek the event index per name). Every step event anchors a
-    // window, and the step lookups then read only that person's arrays, not the events table.
+    // One pass over the step (and exclusion) events: per person, each step's timestamps as a small
+    // JSON array (naming the events lets SQLite seek the event index per name). Every step event
+    // anchors a window, and the step lookups then read only that person's arrays, not the events table.
+    const names = [...spec.steps, ...(spec.exclusions ?? []).map((e) => e.entity)].map((s) => s.event);
+    const named = names.every((e) => e !== null);
     const eventIn = named ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
-    const arrays = match.map((m, k) => `json_group_array(x.timestamp) FILTER (WHERE ${m}) AS a${k + 1}`).join(", ");
+    const arrays = match.map((m, k) => `json_group_array(x.timestamp) FILTER (WHERE ${m}) AS a${k + 1}`);
+    if (excluded.length) arrays.push(`json_group_array(x.timestamp) FILTER (WHERE ${excluded.join(" OR ")}) AS xe`);
     ctes.push(`pp AS MATERIALIZED (
-      SELECT x.person_id AS pid, ${arrays}
+      SELECT x.person_id AS pid, ${arrays.join(", ")}
       FROM ${byTime(named)}
       WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
-        AND ${anyStep}${eventIn} AND ${global}
+        AND ${[anyStep, ...excluded].join(" OR ")}${eventIn} AND ${global}
       GROUP BY x.person_id)`);
     const all = match.map((_, k) => `p.a${k + 1}`).join(", ");
+    // `xt`: the first exclusion event after the attempt's start, inside its window (see below).
+    const xt = excluded.length
+      ? `(SELECT min(j.value) FROM json_each(p.xe) j WHERE j.value > a.value AND j.value <= strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}))`
+      : "NULL";
     ctes.push(`f1 AS MATERIALIZED (
-      SELECT p.*, a.value AS t1, strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}) AS dl
+      SELECT p.*, a.value AS t1, strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}) AS dl, ${xt} AS xt
       FROM pp p, json_each(json_array(${all})) arrs, json_each(arrs.value) a)`);
   } else {
     ctes.push(`f1 AS MATERIALIZED (
@@ -86,7 +95,10 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const final = n === 1 ? "s1" : `max(${match.map((_, k) => `s${k + 1}`).join(", ")})`;
     const done = match.map((_, k) => `coalesce(s${k + 1}, '')`).join(", ");
     const raw = match.map((_, k) => `s${k + 1} AS u${k + 1}`).join(", ");
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast, ${raw} FROM fu`;
+    // An exclusion event inside an unordered attempt's window wipes it (PostHog's UDF clears its
+    // progress before recording it) unless every step was done by then (steps at the same time first).
+    attempt = `SELECT * FROM (SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast, ${raw}, xt FROM fu)
+      WHERE xt IS NULL OR (steps = ${n} AND tfinal <= xt)`;
   } else {
     for (let k = 2; k <= n; k++) {
       const prev = `f.t${k - 1}`;
@@ -113,10 +125,10 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const reached = ["1", ...Array.from({ length: n - 1 }, (_, j) => `(t${j + 2} IS NOT NULL)`)].join(" + ");
     const last = n === 1 ? "t1" : `coalesce(${Array.from({ length: n }, (_, j) => `t${n - j}`).join(", ")})`;
     const raw = Array.from({ length: n }, (_, j) => `t${j + 1} AS u${j + 1}`).join(", ");
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast, ${raw} FROM f${n}`;
+    attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast, ${raw}, NULL AS xt FROM f${n}`;
   }
   ctes.push(`att0 AS (${attempt})`);
-  ctes.push(`att AS (${excludedAttempts(spec, params, { P, TO, global })})`);
+  ctes.push(`att AS (${excludedAttempts(spec, { P, TO, global, excluded })})`);
   // Best attempt, as PostHog's UDF keeps it: most steps, then a clean attempt over an excluded one,
   // then the first to get there; on a tie the latest start for ordered funnels (the chain the UDF
   // carries), the earliest window for unordered. A person whose best attempt is excluded is out.
@@ -132,31 +144,26 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
 }
 
 /**
- * The attempts with their exclusion (`xt`: the time of the first exclusion event that caught them,
- * else NULL). An exclusion catches an attempt that reached its `from` step before the event and had
- * not reached its `to` step by then, the event inside the attempt's window; a caught attempt counts
- * one step past the steps it had reached (PostHog's UDF still advances it once).
+ * The ordered and strict attempts with their exclusion (`xt`: the time of the first exclusion event
+ * that caught them, else NULL). An exclusion catches an attempt that reached its `from` step before
+ * the event and had not reached its `to` step by then, the event inside the attempt's window; a
+ * caught attempt counts one step past the steps it had reached (PostHog's UDF still advances it once).
  */
-function excludedAttempts(spec: D1Funnel, params: Params, p: { P: string; TO: string; global: string }): string {
+function excludedAttempts(spec: D1Funnel, p: { P: string; TO: string; global: string; excluded: string[] }): string {
   const exclusions = spec.exclusions ?? [];
-  if (!exclusions.length) return "SELECT *, NULL AS xt FROM att0";
-  const cols = eventColumns("x");
-  const caught = exclusions.map((e) => {
-    const name = e.entity.event === null ? "1" : `x.event = ${params.bind(e.entity.event)}`;
-    const props = propertiesSql(e.entity.properties, cols, params, "exclusions", spec.cohorts);
-    // Unordered funnels exclude over the whole attempt (PostHog allows no partial range there).
-    const after = spec.order === "unordered" ? "a.t1" : `a.u${e.from + 1}`;
-    const before =
-      spec.order === "unordered" ? "CASE WHEN a.steps = " + spec.steps.length + " THEN a.tfinal END" : `a.u${e.to + 1}`;
-    return `(${name} AND ${props} AND x.timestamp > ${after} AND (${before} IS NULL OR x.timestamp < ${before}))`;
-  });
+  // Unordered attempts are cut at an exclusion instead (see funnelCtes).
+  if (!exclusions.length || spec.order === "unordered") return "SELECT * FROM att0";
+  const caught = exclusions.map(
+    (e, k) =>
+      `(${p.excluded[k]} AND x.timestamp > a.u${e.from + 1} AND (a.u${e.to + 1} IS NULL OR x.timestamp < a.u${e.to + 1}))`,
+  );
   const xt = `(SELECT min(x.timestamp) FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = a.pid AND x.timestamp <= a.dl AND x.timestamp < ${p.TO} AND ${p.global}
       AND (${caught.join(" OR ")}))`;
   const before = Array.from({ length: spec.steps.length }, (_, j) => `(u${j + 1} < xt)`).join(" + ");
   return `SELECT pid, t1, dl, CASE WHEN xt IS NULL THEN steps ELSE min(steps, ${before} + 1) END AS steps, tfinal, tlast,
       ${Array.from({ length: spec.steps.length }, (_, j) => `u${j + 1}`).join(", ")}, xt
-    FROM (SELECT a.*, ${xt} AS xt FROM att0 a)`;
+    FROM (SELECT a.pid, a.t1, a.dl, a.steps, a.tfinal, a.tlast, ${Array.from({ length: spec.steps.length }, (_, j) => `a.u${j + 1}`).join(", ")}, ${xt} AS xt FROM att0 a)`;
 }
 
 /**
