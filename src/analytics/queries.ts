@@ -28,8 +28,23 @@ export interface FunnelBreakdown {
   keys: string[];
   list: boolean;
   type: "event" | "person";
-  attribution: "first_touch" | "last_touch";
+  attribution: FunnelAttribution;
 }
+
+/**
+ * Which value a person's funnel is broken down by (PostHog's breakdownAttributionType; an event's value
+ * is its properties' texts, '' where missing):
+ * - `first_touch` / `last_touch`: one value per person, from their first (last) funnel event that has it;
+ * - `all_events`: a funnel per value the person's funnel events have, each over only the events with
+ *   that value (steps, strictness and exclusions alike), the person counted under each value;
+ * - `step` (0-based `step`): a funnel per value the person's events of that step have (their
+ *   furthest-step value), over all their events except that the step can only be done by an event
+ *   with the value; persons with no event of the step are not in the funnel. Unordered funnels allow
+ *   step 0 only: an attempt must begin with an event of the value, and every funnel event's value counts.
+ * Event breakdowns only (a person breakdown has one value per person).
+ */
+export type FunnelAttribution =
+  { kind: "first_touch" } | { kind: "last_touch" } | { kind: "all_events" } | { kind: "step"; step: number };
 
 /**
  * A list breakdown's value for a person none of whose events (or properties) has any of its values:

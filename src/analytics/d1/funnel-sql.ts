@@ -36,6 +36,25 @@ export function funnelPredicates(spec: D1Funnel, params: Params) {
 }
 
 /**
+ * The per-value attribution of a funnel (all_events, step) with its events' value in SQL, or
+ * undefined: a person's funnel is then computed per value (column `bv`).
+ */
+function perValueOf(spec: D1Funnel, params: Params) {
+  const bd = spec.breakdown;
+  if (!bd || bd.type !== "event" || (bd.attribution.kind !== "all_events" && bd.attribution.kind !== "step"))
+    return undefined;
+  const paths = bd.keys.map((key) => keyPath(key, params));
+  return { attribution: bd.attribution, value: eventValue(bd, "x.properties", paths) };
+}
+
+/** A breakdown's value in a properties column: a list's JSON list of its properties' texts ('' where missing), else the one text. */
+function eventValue(bd: FunnelBreakdown, column: string, paths: string[]): string {
+  return bd.list
+    ? `json_array(${paths.map((path) => `coalesce(${jsonText(column, path)}, '')`).join(", ")})`
+    : `coalesce(${jsonText(column, paths[0])}, '')`;
+}
+
+/**
  * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1..tn,
  * tfinal, dl, bd)`: the steps a person reached at their best attempt, that attempt's step times
  * (NULL past the steps reached), its final step's time (NULL unless converted), the end of its
@@ -50,6 +69,13 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
   const ctes: string[] = [];
+  // With all_events or step attribution, every attempt is of one breakdown value (`bv`): see FunnelAttribution.
+  const perValue = perValueOf(spec, params);
+  const allEvents = perValue?.attribution.kind === "all_events";
+  const valueStep = perValue?.attribution.kind === "step" ? perValue.attribution.step : undefined;
+  // The value condition on the events of step k (1-based), if it has one.
+  const sameValue = (k: number) =>
+    perValue && (allEvents || valueStep === k - 1) ? ` AND ${perValue.value} = f.bv` : "";
   if (spec.order === "unordered") {
     // One pass over the step (and exclusion) events: per person, each step's timestamps as a small
     // JSON array (naming the events lets SQLite seek the event index per name). Every step event
@@ -59,24 +85,46 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const eventIn = named ? ` AND x.event IN (${names.map((e) => params.bind(e)).join(", ")})` : "";
     const arrays = match.map((m, k) => `json_group_array(x.timestamp) FILTER (WHERE ${m}) AS a${k + 1}`);
     if (excluded.length) arrays.push(`json_group_array(x.timestamp) FILTER (WHERE ${excluded.join(" OR ")}) AS xe`);
-    ctes.push(`pp AS MATERIALIZED (
-      SELECT x.person_id AS pid, ${arrays.join(", ")}
-      FROM ${byTime(named)}
+    const read = `FROM ${byTime(named)}
       WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
-        AND ${[anyStep, ...excluded].join(" OR ")}${eventIn} AND ${global}
-      GROUP BY x.person_id)`);
-    const all = match.map((_, k) => `p.a${k + 1}`).join(", ");
+        AND (${[anyStep, ...excluded].join(" OR ")})${eventIn} AND ${global}`;
+    // all_events: the arrays per person and value; step 0: attempts begin only at events of the value.
+    ctes.push(`pp AS MATERIALIZED (
+      SELECT x.person_id AS pid, ${allEvents ? perValue!.value : "NULL"} AS bv, ${arrays.join(", ")}
+      ${read}
+      GROUP BY x.person_id${allEvents ? ", bv" : ""})`);
+    // Every step event anchors an attempt (step 0: every funnel event of the value).
+    let anchors = `pp p, json_each(json_array(${match.map((_, k) => `p.a${k + 1}`).join(", ")})) arrs, json_each(arrs.value) a`;
+    if (valueStep !== undefined) {
+      ctes.push(`pa AS MATERIALIZED (
+        SELECT x.person_id AS pid, ${perValue!.value} AS value, json_group_array(x.timestamp) FILTER (WHERE ${anyStep}) AS anchors
+        ${read}
+        GROUP BY x.person_id, value)`);
+      anchors =
+        "(SELECT pp.*, pa.value AS pbv, pa.anchors FROM pp JOIN pa ON pa.pid = pp.pid) p, json_each(p.anchors) a";
+    }
     // `xt`: the first exclusion event after the attempt's start, inside its window (see below).
     const xt = excluded.length
       ? `(SELECT min(j.value) FROM json_each(p.xe) j WHERE j.value > a.value AND j.value <= strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}))`
       : "NULL";
     ctes.push(`f1 AS MATERIALIZED (
       SELECT p.*, a.value AS t1, strftime('%Y-%m-%dT%H:%M:%fZ', a.value, ${W}) AS dl, ${xt} AS xt
-      FROM pp p, json_each(json_array(${all})) arrs, json_each(arrs.value) a)`);
+      FROM ${anchors})`);
   } else {
+    // The value of each attempt: all_events and step 0, its first step's; step N, each value the
+    // person's step-N events have (an attempt per value).
+    let bv = "NULL";
+    let join = "";
+    if (allEvents || valueStep === 0) bv = perValue!.value;
+    else if (valueStep !== undefined) {
+      bv = "v.value";
+      join = ` JOIN (SELECT DISTINCT x.person_id AS vp, ${perValue!.value} AS value FROM ${byTime(spec.steps[valueStep].event !== null)}
+        WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
+          AND ${match[valueStep]} AND ${global}) v ON v.vp = x.person_id`;
+    }
     ctes.push(`f1 AS MATERIALIZED (
-      SELECT x.person_id AS pid, x.timestamp AS t1, x.id AS i1, strftime('%Y-%m-%dT%H:%M:%fZ', x.timestamp, ${W}) AS dl
-      FROM ${byTime(spec.steps[0].event !== null)}
+      SELECT x.person_id AS pid, ${bv} AS bv, x.timestamp AS t1, x.id AS i1, strftime('%Y-%m-%dT%H:%M:%fZ', x.timestamp, ${W}) AS dl
+      FROM ${byTime(spec.steps[0].event !== null)}${join}
       WHERE x.project_id = ${P} AND x.timestamp >= ${FROM} AND x.timestamp < ${TO} AND x.person_id IS NOT NULL
         AND ${match[0]} AND ${global})`);
   }
@@ -97,7 +145,8 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const raw = match.map((_, k) => `s${k + 1} AS u${k + 1}`).join(", ");
     // An exclusion event inside an unordered attempt's window wipes it (PostHog's UDF clears its
     // progress before recording it) unless every step was done by then (steps at the same time first).
-    attempt = `SELECT * FROM (SELECT pid, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast, ${raw}, xt FROM fu)
+    const bv = valueStep !== undefined ? "pbv" : "bv";
+    attempt = `SELECT * FROM (SELECT pid, ${bv} AS bv, t1, dl, ${reached} AS steps, ${final} AS tfinal, ${n === 1 ? "t1" : `max(${done})`} AS tlast, ${raw}, xt FROM fu)
       WHERE xt IS NULL OR (steps = ${n} AND tfinal <= xt)`;
   } else {
     for (let k = 2; k <= n; k++) {
@@ -107,12 +156,14 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
         // The earliest later event of step k (it may share a timestamp, never an event, with earlier steps).
         const used = Array.from({ length: k - 1 }, (_, j) => `f.i${j + 1}`).join(", ");
         lookup = `(SELECT x.timestamp || '|' || x.id FROM ${BY_PERSON}
-          WHERE ${sameCtx(`x.timestamp >= ${prev} AND x.timestamp <= f.dl`)} AND x.id NOT IN (${used}) AND ${match[k - 1]}
+          WHERE ${sameCtx(`x.timestamp >= ${prev} AND x.timestamp <= f.dl`)} AND x.id NOT IN (${used}) AND ${match[k - 1]}${sameValue(k)}
           ORDER BY x.timestamp, x.id LIMIT 1)`;
       } else {
-        // Strict: the person's very next event (any name) must be step k.
-        lookup = `(SELECT (CASE WHEN ${match[k - 1]} AND x.timestamp <= f.dl THEN '1' ELSE '0' END) || x.timestamp || '|' || x.id FROM ${BY_PERSON}
-          WHERE ${sameCtx(`x.timestamp >= ${prev} AND (x.timestamp > ${prev} OR x.id > f.i${k - 1})`)}
+        // Strict: the person's very next event (any name; all_events: of the value) must be step k.
+        const stream = allEvents ? ` AND ${perValue!.value} = f.bv` : "";
+        const hitsStep = `${match[k - 1]}${allEvents ? "" : sameValue(k)}`;
+        lookup = `(SELECT (CASE WHEN ${hitsStep} AND x.timestamp <= f.dl THEN '1' ELSE '0' END) || x.timestamp || '|' || x.id FROM ${BY_PERSON}
+          WHERE ${sameCtx(`x.timestamp >= ${prev} AND (x.timestamp > ${prev} OR x.id > f.i${k - 1})`)}${stream}
           ORDER BY x.timestamp, x.id LIMIT 1)`;
       }
       ctes.push(
@@ -125,21 +176,22 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
     const reached = ["1", ...Array.from({ length: n - 1 }, (_, j) => `(t${j + 2} IS NOT NULL)`)].join(" + ");
     const last = n === 1 ? "t1" : `coalesce(${Array.from({ length: n }, (_, j) => `t${n - j}`).join(", ")})`;
     const raw = Array.from({ length: n }, (_, j) => `t${j + 1} AS u${j + 1}`).join(", ");
-    attempt = `SELECT pid, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast, ${raw}, NULL AS xt FROM f${n}`;
+    attempt = `SELECT pid, bv, t1, dl, ${reached} AS steps, t${n} AS tfinal, ${last} AS tlast, ${raw}, NULL AS xt FROM f${n}`;
   }
   ctes.push(`att0 AS (${attempt})`);
-  ctes.push(`att AS (${excludedAttempts(spec, { P, TO, global, excluded })})`);
+  ctes.push(
+    `att AS (${excludedAttempts(spec, { P, TO, global, excluded, sameValue: allEvents ? ` AND ${perValue!.value} = a.bv` : "" })})`,
+  );
   // Best attempt, as PostHog's UDF keeps it: most steps, then a clean attempt over an excluded one,
   // then the first to get there; on a tie the latest start for ordered funnels (the chain the UDF
   // carries), the earliest window for unordered. A person whose best attempt is excluded is out.
   const tie = spec.order === "unordered" ? "ASC" : "DESC";
   const raw = Array.from({ length: n }, (_, j) => `u${j + 1}`).join(", ");
-  ctes.push(`best AS MATERIALIZED (SELECT pid, steps, t1, tfinal, dl, ${raw} FROM (
-    SELECT *, row_number() OVER (PARTITION BY pid ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
+  ctes.push(`best AS MATERIALIZED (SELECT pid, bv, steps, t1, tfinal, dl, ${raw} FROM (
+    SELECT *, row_number() OVER (PARTITION BY pid, bv ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
     WHERE rn = 1 AND xt IS NULL)`);
-  ctes.push(
-    `funnel AS MATERIALIZED (SELECT pid, steps, ${stepTimes(spec)}, tfinal, dl, ${breakdownSql(spec, params, { P, FROM, TO, global, anyStep })} AS bd FROM best f)`,
-  );
+  const bd = perValue ? "bv" : breakdownSql(spec, params, { P, FROM, TO, global, anyStep });
+  ctes.push(`funnel AS MATERIALIZED (SELECT pid, steps, ${stepTimes(spec)}, tfinal, dl, ${bd} AS bd FROM best f)`);
   return `WITH ${ctes.join(",\n")}`;
 }
 
@@ -149,7 +201,10 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
  * the event and had not reached its `to` step by then, the event inside the attempt's window; a
  * caught attempt counts one step past the steps it had reached (PostHog's UDF still advances it once).
  */
-function excludedAttempts(spec: D1Funnel, p: { P: string; TO: string; global: string; excluded: string[] }): string {
+function excludedAttempts(
+  spec: D1Funnel,
+  p: { P: string; TO: string; global: string; excluded: string[]; sameValue: string },
+): string {
   const exclusions = spec.exclusions ?? [];
   // Unordered attempts are cut at an exclusion instead (see funnelCtes).
   if (!exclusions.length || spec.order === "unordered") return "SELECT * FROM att0";
@@ -159,11 +214,11 @@ function excludedAttempts(spec: D1Funnel, p: { P: string; TO: string; global: st
   );
   const xt = `(SELECT min(x.timestamp) FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = a.pid AND x.timestamp <= a.dl AND x.timestamp < ${p.TO} AND ${p.global}
-      AND (${caught.join(" OR ")}))`;
+      AND (${caught.join(" OR ")})${p.sameValue})`;
   const before = Array.from({ length: spec.steps.length }, (_, j) => `(u${j + 1} < xt)`).join(" + ");
-  return `SELECT pid, t1, dl, CASE WHEN xt IS NULL THEN steps ELSE min(steps, ${before} + 1) END AS steps, tfinal, tlast,
+  return `SELECT pid, bv, t1, dl, CASE WHEN xt IS NULL THEN steps ELSE min(steps, ${before} + 1) END AS steps, tfinal, tlast,
       ${Array.from({ length: spec.steps.length }, (_, j) => `u${j + 1}`).join(", ")}, xt
-    FROM (SELECT a.pid, a.t1, a.dl, a.steps, a.tfinal, a.tlast, ${Array.from({ length: spec.steps.length }, (_, j) => `a.u${j + 1}`).join(", ")}, ${xt} AS xt FROM att0 a)`;
+    FROM (SELECT a.pid, a.bv, a.t1, a.dl, a.steps, a.tfinal, a.tlast, ${Array.from({ length: spec.steps.length }, (_, j) => `a.u${j + 1}`).join(", ")}, ${xt} AS xt FROM att0 a)`;
 }
 
 /**
@@ -203,7 +258,7 @@ function breakdownSql(
       : `coalesce(${columnValue(person)}, ${none})`;
   }
   // Event breakdowns: the value on the person's first (or last) step event that has it set.
-  const direction = bd.attribution === "last_touch" ? "DESC" : "ASC";
+  const direction = bd.attribution.kind === "last_touch" ? "DESC" : "ASC";
   const steps = spec.order === "strict" ? "1" : p.anyStep;
   const isSet = bd.list ? anySet("x.properties") : `json_type(x.properties, ${paths[0]}) NOT IN ('null')`;
   return `coalesce((SELECT ${columnValue("x.properties")} FROM ${BY_PERSON}

@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import {
   type EventEntity,
+  type FunnelAttribution,
   type FunnelBreakdown,
   FUNNEL_WINDOW_UNITS,
   type FunnelSpec,
@@ -50,9 +51,23 @@ export function planFunnels(query: FunnelsQuery): void {
       "funnelsFilter__funnelVizType",
     );
   const attribution = filter.breakdownAttributionType;
-  if (query.breakdownFilter && (attribution === "all_events" || attribution === "step"))
+  if (attribution === "step") {
+    const step = filter.breakdownAttributionValue ?? 0;
+    if (filter.funnelOrderType === "unordered" && step !== 0)
+      throw validationError(
+        "Only the first step can be used for breakdown attribution in unordered funnels",
+        "funnelsFilter__breakdownAttributionValue",
+      );
+    if (step >= n)
+      throw validationError(
+        `breakdownAttributionValue must be a step, 0 to ${n - 1}.`,
+        "funnelsFilter__breakdownAttributionValue",
+      );
+  }
+  const breakdownType = query.breakdownFilter?.breakdowns?.[0]?.type ?? query.breakdownFilter?.breakdown_type;
+  if ((attribution === "all_events" || attribution === "step") && breakdownType === "person")
     throw validationError(
-      `breakdownAttributionType ${attribution} is not supported yet (first_touch and last_touch are).`,
+      `breakdownAttributionType ${attribution} needs an event breakdown (a person has one value).`,
       "funnelsFilter__breakdownAttributionType",
     );
   (filter.exclusions ?? []).forEach((e, i) => {
@@ -120,7 +135,9 @@ const entityOf = (node: { event?: string | null; properties?: unknown }, order: 
 function breakdownOf(query: FunnelsQuery): FunnelBreakdown | undefined {
   const filter = query.breakdownFilter;
   if (!filter) return undefined;
-  const attribution = query.funnelsFilter?.breakdownAttributionType === "last_touch" ? "last_touch" : "first_touch";
+  const type = query.funnelsFilter?.breakdownAttributionType ?? "first_touch";
+  const attribution: FunnelAttribution =
+    type === "step" ? { kind: "step", step: query.funnelsFilter?.breakdownAttributionValue ?? 0 } : { kind: type };
   if (filter.breakdowns?.length) {
     const [first] = filter.breakdowns;
     return { keys: [first.property], list: true, type: first.type ?? "event", attribution };

@@ -60,7 +60,7 @@ function breakdownOf(input: Input): FunnelBreakdown | undefined {
       "breakdown_attribution_type",
     );
   }
-  return { keys: keys as string[], list, type, attribution };
+  return { keys: keys as string[], list, type, attribution: { kind: attribution } };
 }
 
 /** The funnel filter of a request: steps, range, window, order, filters and breakdown. */
