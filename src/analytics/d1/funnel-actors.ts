@@ -11,7 +11,7 @@ function bucketCondition(bucket: FunnelActorsQuery["bucket"]): string {
   return bucket.step > 0 ? `steps >= ${bucket.step}` : `steps = ${-bucket.step - 1}`;
 }
 
-/** The ids of one funnel bucket's persons, in id order. */
+/** The ids of one funnel bucket's persons, in id order (once each: all_events and step attribution give a person a row per value). */
 export async function funnelActorIds(d1: D1Client, query: FunnelActorsQuery, cohorts: CohortSql): Promise<number[]> {
   const { funnel, rows } = query;
   const params = new Params();
@@ -20,7 +20,7 @@ export async function funnelActorIds(d1: D1Client, query: FunnelActorsQuery, coh
   if (query.breakdownValue !== undefined && funnel.breakdown)
     conditions.push(breakdownCondition(funnel.breakdown, query.breakdownValue, params));
   const sql = `${ctes}
-    SELECT pid FROM funnel WHERE ${conditions.join(" AND ")}
+    SELECT DISTINCT pid FROM funnel WHERE ${conditions.join(" AND ")}
     ORDER BY pid LIMIT ${params.bind(rows.limit)} OFFSET ${params.bind(rows.offset)}`;
   return (await runAll<{ pid: number }>(d1, sql, params)).map((r) => r.pid);
 }
