@@ -108,6 +108,8 @@ export interface FunnelActorsQuery {
   funnel: FunnelSpec;
   bucket: { customSteps: number[] } | { step: number };
   breakdownValue?: string[];
+  /** Funnel trends: the bucket within one entrance period (FunnelTrendsQuery's attempts of that period). */
+  entrance?: { periodStarts: string[]; period: number };
   rows: RowWindow;
 }
 
@@ -175,6 +177,26 @@ export function breakdownValueTexts(raw: unknown, attr: string): string[] {
   };
   add(raw, 0);
   return texts;
+}
+
+/**
+ * PostHog's funnel trends: for each person and each entrance period (`periodStarts`, ISO 8601 UTC,
+ * in order; a period runs to the next start, the last to the funnel's end), their best attempt among
+ * those whose first step is in the period; they entered in that period when it reached step
+ * `fromStep` (0-based), and converted when it reached the funnel's last step (the caller cuts the
+ * steps at PostHog's `funnelToStep`).
+ */
+export interface FunnelTrendsQuery {
+  funnel: FunnelSpec;
+  periodStarts: string[];
+  fromStep: number;
+}
+
+/** Persons who entered and who converted, per entrance period (0-based into periodStarts); no row where none entered. */
+export interface FunnelTrendsRow {
+  period: number;
+  entered: number;
+  converted: number;
 }
 
 /** The contingency counts behind a funnel's correlation table (events done during the attempt, or person property values). */

@@ -9,6 +9,8 @@ import type {
   FunnelConversionTimes,
   FunnelStepsQuery,
   FunnelStepsRow,
+  FunnelTrendsQuery,
+  FunnelTrendsRow,
   HogQLRun,
   HogQLStatement,
   LifecycleActorsQuery,
@@ -43,6 +45,8 @@ export interface AnalyticsStore {
   funnelSteps(query: FunnelStepsQuery): Promise<FunnelStepsRow[]>;
   /** The time persons took from one funnel step to another (insights' time to convert). */
   funnelConversionTimes(query: FunnelConversionQuery): Promise<FunnelConversionTimes>;
+  /** Funnel trends: per entrance period, persons who entered and who converted (insights' trends view). */
+  funnelTrends(query: FunnelTrendsQuery): Promise<FunnelTrendsRow[]>;
   /** The persons of a funnel bucket: the same per-person funnel as the counts. */
   funnelActors(query: FunnelActorsQuery): Promise<number[]>;
   correlation(query: CorrelationQuery): Promise<CorrelationAnswer>;

@@ -2,7 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { SavedQuerySchema } from "./saved-query-schema";
 import { LifecycleSeriesSchema } from "../insights/lifecycle/schema";
 import { RetentionRowSchema } from "../insights/retention/schema";
-import { FunnelStepResultSchema, FunnelTimeToConvertSchema } from "../insights/funnels/schema";
+import {
+  FunnelStepResultSchema,
+  FunnelTimeToConvertSchema,
+  FunnelTrendsSeriesSchema,
+} from "../insights/funnels/schema";
 import { StickinessSeriesSchema } from "../insights/stickiness/schema";
 import { TrendsSeriesSchema } from "../insights/trends/schema";
 
@@ -139,12 +143,13 @@ export const InsightRunResponseSchema = z
             RetentionRowSchema,
             FunnelStepResultSchema,
             z.array(FunnelStepResultSchema),
+            FunnelTrendsSeriesSchema,
           ]),
         ),
         FunnelTimeToConvertSchema,
       ])
       .describe(
-        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period; RetentionQuery: one per cohort and breakdown value; FunnelsQuery: its steps, a list of steps per breakdown value, or time_to_convert's bins).",
+        "The insight's series (TrendsQuery: one per series and breakdown value; LifecycleQuery: one per status; StickinessQuery: one per series and period; RetentionQuery: one per cohort and breakdown value; FunnelsQuery: its steps, a list of steps per breakdown value, time_to_convert's bins, or the trends' conversion rates).",
       ),
     hasMore: z
       .boolean()

@@ -47,8 +47,14 @@ export const InsightActorsQuery = z
       .union([z.string(), z.number(), z.null(), z.array(z.union([z.string(), z.number(), z.null()]))])
       .optional()
       .openapi({ description: "Funnels: only the persons of this breakdown value." }),
-    funnelTrendsDropOff: z.null({ message: "Funnel trends persons are not supported." }).optional(),
-    funnelTrendsEntrancePeriodStart: z.null({ message: "Funnel trends persons are not supported." }).optional(),
+    funnelTrendsDropOff: z
+      .boolean()
+      .nullish()
+      .openapi({ description: "Funnel trends: required; the persons are those who converted (as PostHog)." }),
+    funnelTrendsEntrancePeriodStart: z
+      .string()
+      .nullish()
+      .openapi({ description: "Funnel trends: the entrance period's start (one of `days`)." }),
     includeRecordings: z.boolean().nullish(),
     ...COSMETIC_FIELDS,
   })
@@ -103,6 +109,8 @@ export async function insightActorIds(
         funnelStep: actors.funnelStep,
         funnelCustomSteps: actors.funnelCustomSteps,
         funnelStepBreakdown: actors.funnelStepBreakdown,
+        funnelTrendsDropOff: actors.funnelTrendsDropOff,
+        funnelTrendsEntrancePeriodStart: actors.funnelTrendsEntrancePeriodStart,
       };
       return funnelActorIds(ctx, source, pick, rows).catch((error: unknown) => {
         throw own(error);

@@ -151,8 +151,13 @@ describe("FunnelsQuery steps", () => {
   });
 
   it("refuses what it cannot compute, naming the field", async () => {
-    const trends = await refused({ kind: "FunnelsQuery", series: STEPS, funnelsFilter: { funnelVizType: "trends" } });
-    expect(trends.attr).toBe("query__funnelsFilter__funnelVizType");
+    const trends = await refused({
+      kind: "FunnelsQuery",
+      series: STEPS,
+      funnelsFilter: { funnelVizType: "trends" },
+      breakdownFilter: { breakdown: "$browser" },
+    });
+    expect(trends.attr).toBe("query__breakdownFilter");
     const backwards = await refused({
       kind: "FunnelsQuery",
       series: STEPS,
@@ -160,6 +165,67 @@ describe("FunnelsQuery steps", () => {
     });
     expect(backwards.detail).toBe("Exclusion event range is invalid. End of range should be greater than start.");
     expect(backwards.attr).toBe("query__funnelsFilter__exclusions__0");
+    const unorderedStep = await refused({
+      kind: "FunnelsQuery",
+      series: STEPS,
+      breakdownFilter: { breakdown: "$browser" },
+      funnelsFilter: { funnelOrderType: "unordered", breakdownAttributionType: "step", breakdownAttributionValue: 1 },
+    });
+    expect(unorderedStep.detail).toBe("Only the first step can be used for breakdown attribution in unordered funnels");
+  });
+
+  it("breaks down by every event's own value (all_events) and by the value on a step's event (step)", async () => {
+    const values = (body: any) =>
+      body.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
+    const allEvents = await funnel(
+      { breakdownFilter: { breakdown: "$browser" } },
+      { breakdownAttributionType: "all_events" },
+    );
+    // Only sign up carries a browser: each value's funnel stops there; "" has p5's sign up (the
+    // others' view and buy have no sign up of their own value).
+    expect(values(allEvents)).toEqual([
+      [["Chrome"], [3, 0, 0]],
+      [[""], [1, 0, 0]],
+      [["Safari"], [1, 0, 0]],
+    ]);
+    const onView = await funnel(
+      { breakdownFilter: { breakdown: "$browser" } },
+      { breakdownAttributionType: "step", breakdownAttributionValue: 1 },
+    );
+    // The views carry no browser: everyone who viewed is under "", p5 (no view) is out.
+    expect(values(onView)).toEqual([[[""], [4, 4, 2]]]);
+  });
+
+  it("answers funnel trends: the conversion rate per entrance period, and its persons", async () => {
+    const body = await funnel(
+      { dateRange: { date_from: "2021-05-01", date_to: "2021-05-03" } },
+      { funnelVizType: "trends" },
+    );
+    expect(body.results).toEqual([
+      {
+        count: 3,
+        data: [40, 0, 0],
+        days: ["2021-05-01", "2021-05-02", "2021-05-03"],
+        labels: ["1-May-2021", "2-May-2021", "3-May-2021"],
+      },
+    ]);
+    const converted = await ask({
+      kind: "ActorsQuery",
+      select: ["actor"],
+      orderBy: [],
+      source: {
+        kind: "FunnelsActorsQuery",
+        funnelTrendsDropOff: false,
+        funnelTrendsEntrancePeriodStart: "2021-05-01",
+        source: {
+          kind: "FunnelsQuery",
+          series: STEPS,
+          dateRange: { date_from: "2021-05-01", date_to: "2021-05-03" },
+          funnelsFilter: { funnelVizType: "trends" },
+        },
+      },
+    });
+    expect(converted.results.map((row: any) => row[0].distinct_ids[0]).sort()).toEqual(["p1", "p2"]);
   });
 });
 

@@ -15,8 +15,9 @@ function bucketCondition(bucket: FunnelActorsQuery["bucket"]): string {
 export async function funnelActorIds(d1: D1Client, query: FunnelActorsQuery, cohorts: CohortSql): Promise<number[]> {
   const { funnel, rows } = query;
   const params = new Params();
-  const ctes = funnelCtes({ ...funnel, cohorts }, params);
+  const ctes = funnelCtes({ ...funnel, cohorts }, params, { periodStarts: query.entrance?.periodStarts });
   const conditions = [bucketCondition(query.bucket)];
+  if (query.entrance) conditions.push(`period = ${params.bind(query.entrance.period)}`);
   if (query.breakdownValue !== undefined && funnel.breakdown)
     conditions.push(breakdownCondition(funnel.breakdown, query.breakdownValue, params));
   const sql = `${ctes}

@@ -64,7 +64,7 @@ function eventValue(bd: FunnelBreakdown, column: string, paths: string[]): strin
  * lookups on events_project_person_timestamp_idx (one index seek per attempt and step), so the
  * work grows with the number of attempts, not with the project's events.
  */
-export function funnelCtes(spec: D1Funnel, params: Params): string {
+export function funnelCtes(spec: D1Funnel, params: Params, options: { periodStarts?: string[] } = {}): string {
   const { P, FROM, TO, global, match, anyStep, excluded } = funnelPredicates(spec, params);
   const W = params.bind(`+${spec.windowSeconds} seconds`);
   const n = spec.steps.length;
@@ -180,18 +180,23 @@ export function funnelCtes(spec: D1Funnel, params: Params): string {
   }
   ctes.push(`att0 AS (${attempt})`);
   ctes.push(
-    `att AS (${excludedAttempts(spec, { P, TO, global, excluded, sameValue: allEvents ? ` AND ${perValue!.value} = a.bv` : "" })})`,
+    `att1 AS (${excludedAttempts(spec, { P, TO, global, excluded, sameValue: allEvents ? ` AND ${perValue!.value} = a.bv` : "" })})`,
   );
   // Best attempt, as PostHog's UDF keeps it: most steps, then a clean attempt over an excluded one,
   // then the first to get there; on a tie the latest start for ordered funnels (the chain the UDF
   // carries), the earliest window for unordered. A person whose best attempt is excluded is out.
   const tie = spec.order === "unordered" ? "ASC" : "DESC";
   const raw = Array.from({ length: n }, (_, j) => `u${j + 1}`).join(", ");
-  ctes.push(`best AS MATERIALIZED (SELECT pid, bv, steps, t1, tfinal, dl, ${raw} FROM (
-    SELECT *, row_number() OVER (PARTITION BY pid, bv ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
+  // Funnel trends: a best attempt per entrance period (the period of the attempt's first step).
+  const period = options.periodStarts
+    ? `(SELECT count(*) FROM json_each(${params.bind(JSON.stringify(options.periodStarts))}) s WHERE s.value <= t1) - 1`
+    : "NULL";
+  ctes.push(`att AS (SELECT *, ${period} AS period FROM att1)`);
+  ctes.push(`best AS MATERIALIZED (SELECT pid, bv, period, steps, t1, tfinal, dl, ${raw} FROM (
+    SELECT *, row_number() OVER (PARTITION BY pid, bv, period ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
     WHERE rn = 1 AND xt IS NULL)`);
   const bd = perValue ? "bv" : breakdownSql(spec, params, { P, FROM, TO, global, anyStep });
-  ctes.push(`funnel AS MATERIALIZED (SELECT pid, steps, ${stepTimes(spec)}, tfinal, dl, ${bd} AS bd FROM best f)`);
+  ctes.push(`funnel AS MATERIALIZED (SELECT pid, period, steps, ${stepTimes(spec)}, tfinal, dl, ${bd} AS bd FROM best f)`);
   return `WITH ${ctes.join(",\n")}`;
 }
 

@@ -1,7 +1,14 @@
 import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
-import type { FunnelConversionQuery, FunnelConversionTimes, FunnelStepsQuery, FunnelStepsRow } from "../queries";
+import type {
+  FunnelConversionQuery,
+  FunnelConversionTimes,
+  FunnelStepsQuery,
+  FunnelStepsRow,
+  FunnelTrendsQuery,
+  FunnelTrendsRow,
+} from "../queries";
 import { funnelCtes } from "./funnel-sql";
 import { runAll } from "./run";
 
@@ -118,4 +125,15 @@ export async function funnelConversionTimes(
   for (const row of await runAll<{ bin: number; persons: number }>(d1, histogramSql, histogramParams))
     if (row.bin >= 0 && row.bin <= count) histogram[row.bin] += row.persons;
   return { ...answer, histogram };
+}
+
+/** Funnel trends (FunnelTrendsQuery): per entrance period, the persons who entered and who converted. */
+export async function funnelTrends(d1: D1Client, query: FunnelTrendsQuery, cohorts: CohortSql): Promise<FunnelTrendsRow[]> {
+  const params = new Params();
+  const ctes = funnelCtes({ ...query.funnel, cohorts }, params, { periodStarts: query.periodStarts });
+  const n = query.funnel.steps.length;
+  const sql = `${ctes}
+    SELECT period, count(*) AS entered, sum(steps = ${n}) AS converted FROM funnel
+    WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period ORDER BY period`;
+  return runAll<FunnelTrendsRow>(d1, sql, params);
 }

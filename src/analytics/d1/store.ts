@@ -7,7 +7,7 @@ import { correlation } from "./correlation";
 import type { QueryFailure } from "../errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
 import { funnelActorIds } from "./funnel-actors";
-import { funnelConversionTimes, funnelSteps } from "./funnel-steps";
+import { funnelConversionTimes, funnelSteps, funnelTrends } from "./funnel-steps";
 import { runHogQL } from "./hogql";
 import { lifecycleActorIds, lifecycleCounts } from "./lifecycle";
 import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEvents } from "./person-events";
@@ -43,6 +43,10 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async funnelConversionTimes(query: Q.FunnelConversionQuery): Promise<Q.FunnelConversionTimes> {
     return funnelConversionTimes(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
+  }
+
+  async funnelTrends(query: Q.FunnelTrendsQuery): Promise<Q.FunnelTrendsRow[]> {
+    return funnelTrends(this.d1, query, await this.cohortsFor(query.funnel.projectId, query));
   }
 
   async funnelActors(query: Q.FunnelActorsQuery): Promise<number[]> {

@@ -1,7 +1,8 @@
 import { breakdownValueTexts, type FunnelActorsQuery, type RowWindow } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
 import type { InsightContext } from "../context";
-import { funnelSpec, planFunnels } from "./runner";
+import { clockOf, parseInstant } from "../../lib/time/date-range";
+import { funnelSpec, planFunnels, trendsQuestion } from "./runner";
 import type { FunnelsQuery } from "./schema";
 
 /** The bucket of a FunnelsActorsQuery: `funnelStep`, or `funnelCustomSteps`, and `funnelStepBreakdown`. */
@@ -9,6 +10,8 @@ export interface FunnelPick {
   funnelStep?: number | null;
   funnelCustomSteps?: number[] | null;
   funnelStepBreakdown?: unknown;
+  funnelTrendsDropOff?: boolean | null;
+  funnelTrendsEntrancePeriodStart?: string | null;
 }
 
 /**
@@ -25,6 +28,7 @@ export async function funnelActorIds(
   rows: RowWindow,
 ): Promise<number[]> {
   planFunnels(query);
+  if (query.funnelsFilter?.funnelVizType === "trends") return trendsActorIds(ctx, query, pick, rows);
   const n = query.series.length;
   let bucket: FunnelActorsQuery["bucket"];
   if (pick.funnelCustomSteps?.length) {
@@ -51,4 +55,33 @@ export async function funnelActorIds(
     value === null || value === undefined ? undefined : breakdownValueTexts(value, "funnelStepBreakdown");
   const { funnel } = await funnelSpec(ctx, query);
   return ctx.store.funnelActors({ funnel, bucket, ...(breakdownValue ? { breakdownValue } : {}), rows });
+}
+
+/**
+ * The persons of a funnel trends point (PostHog's funnel trends actors): those who entered in the
+ * period starting at `funnelTrendsEntrancePeriodStart` and converted (PostHog answers the converted
+ * whatever `funnelTrendsDropOff` says, and requires both).
+ */
+async function trendsActorIds(ctx: InsightContext, query: FunnelsQuery, pick: FunnelPick, rows: RowWindow) {
+  if (pick.funnelTrendsDropOff === null || pick.funnelTrendsDropOff === undefined)
+    throw validationError(
+      "Actors parameter `funnelTrendsDropOff` must be provided for funnel trends persons!",
+      "funnelTrendsDropOff",
+    );
+  if (!pick.funnelTrendsEntrancePeriodStart)
+    throw validationError(
+      "Actors parameter `funnelTrendsEntrancePeriodStart` must be provided funnel trends persons!",
+      "funnelTrendsEntrancePeriodStart",
+    );
+  const start = parseInstant(pick.funnelTrendsEntrancePeriodStart, clockOf(ctx), "funnelTrendsEntrancePeriodStart");
+  const { funnel, range } = await funnelSpec(ctx, query);
+  const period = range.starts.indexOf(start);
+  if (period < 0) return [];
+  const question = trendsQuestion(query, funnel, range);
+  return ctx.store.funnelActors({
+    funnel: question.funnel,
+    bucket: { step: question.funnel.steps.length },
+    entrance: { periodStarts: question.periodStarts, period },
+    rows,
+  });
 }

@@ -12,8 +12,13 @@ import { iso } from "../../lib/time/iso";
 import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
 import { type InsightRange, queryRange } from "../date-range";
-import { resolvedDateRange } from "../labels";
-import type { FunnelsQuery, FunnelStepResultSchema, FunnelTimeToConvertSchema } from "./schema";
+import { bucketDay, bucketLabel, resolvedDateRange } from "../labels";
+import type {
+  FunnelsQuery,
+  FunnelStepResultSchema,
+  FunnelTimeToConvertSchema,
+  FunnelTrendsSeriesSchema,
+} from "./schema";
 
 /**
  * PostHog's funnel runner (insights/funnels/: funnel_udf.py, funnel_time_to_convert_udf.py, base.py)
@@ -24,9 +29,10 @@ import type { FunnelsQuery, FunnelStepResultSchema, FunnelTimeToConvertSchema } 
 
 export type FunnelStepResult = z.infer<typeof FunnelStepResultSchema>;
 export type FunnelTimeToConvert = z.infer<typeof FunnelTimeToConvertSchema>;
+export type FunnelTrendsSeries = z.infer<typeof FunnelTrendsSeriesSchema>;
 
 export interface FunnelsResponse {
-  results: FunnelStepResult[] | FunnelStepResult[][] | FunnelTimeToConvert;
+  results: FunnelStepResult[] | FunnelStepResult[][] | FunnelTimeToConvert | FunnelTrendsSeries[];
   resolved_date_range: { date_from: string; date_to: string };
   timezone: string;
   isUdf: true;
@@ -45,11 +51,11 @@ export function planFunnels(query: FunnelsQuery): void {
     if (s.math && s.math !== "total")
       throw validationError("First-time funnel steps are not supported (math must be total).", `series__${i}__math`);
   });
-  if (filter.funnelVizType === "trends")
-    throw validationError(
-      "Funnel trends (funnelVizType trends) are not computed yet; steps and time_to_convert are.",
-      "funnelsFilter__funnelVizType",
-    );
+  if (filter.funnelVizType === "trends") {
+    if (query.breakdownFilter?.breakdown || query.breakdownFilter?.breakdowns?.length)
+      throw validationError("Funnel trends with a breakdown are not supported yet.", "breakdownFilter");
+    trendsSteps(query);
+  }
   const attribution = filter.breakdownAttributionType;
   if (attribution === "step") {
     const step = filter.breakdownAttributionValue ?? 0;
@@ -185,6 +191,8 @@ export async function runFunnels(ctx: InsightContext, query: FunnelsQuery): Prom
   };
   if (query.funnelsFilter?.funnelVizType === "time_to_convert")
     return { results: await timeToConvert(ctx, query, funnel), ...common };
+  if (query.funnelsFilter?.funnelVizType === "trends")
+    return { results: await conversionTrends(ctx, query, funnel, range), ...common };
   const breakdownLimit = query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT;
   const rows = await ctx.store.funnelSteps({ funnel, breakdownLimit });
   const steps = rows.map((row) => stepsOf(query, row));
@@ -233,4 +241,59 @@ async function timeToConvert(
     average_conversion_time: summary.averageSeconds,
     median_conversion_time: summary.medianSeconds,
   };
+}
+
+/**
+ * Funnel trends' steps: from `funnelFromStep` (default the first) to `funnelToStep` (default the
+ * last); the funnel is cut after the latter (PostHog's max_steps override).
+ */
+export function trendsSteps(query: FunnelsQuery): { from: number; to: number } {
+  const filter = query.funnelsFilter ?? {};
+  const n = query.series.length;
+  const from = filter.funnelFromStep || 0;
+  const to = filter.funnelToStep ?? n - 1;
+  if (to < 0 || to >= n)
+    throw validationError(
+      `funnelToStep is out of bounds. It must be between 0 and ${n - 1}.`,
+      "funnelsFilter__funnelToStep",
+    );
+  if (from < 0 || from > to)
+    throw validationError(
+      `funnelFromStep is out of bounds. It must be between 0 and ${to}.`,
+      "funnelsFilter__funnelFromStep",
+    );
+  return { from, to };
+}
+
+/** The funnel trends' question: the funnel cut at `funnelToStep`, entered by period of the first step. */
+export function trendsQuestion(query: FunnelsQuery, funnel: FunnelSpec, range: InsightRange) {
+  const { from, to } = trendsSteps(query);
+  return {
+    funnel: { ...funnel, steps: funnel.steps.slice(0, to + 1) },
+    periodStarts: range.starts.map(iso),
+    fromStep: from,
+  };
+}
+
+/** PostHog's funnel trends: per entrance period, the conversion rate (%, 2 decimals) of those who entered. */
+async function conversionTrends(
+  ctx: InsightContext,
+  query: FunnelsQuery,
+  funnel: FunnelSpec,
+  range: InsightRange,
+): Promise<FunnelTrendsSeries[]> {
+  const rows = await ctx.store.funnelTrends(trendsQuestion(query, funnel, range));
+  const byPeriod = new Map(rows.map((r) => [r.period, r]));
+  const rate = (i: number) => {
+    const row = byPeriod.get(i);
+    return row && row.entered > 0 ? Math.round((row.converted / row.entered) * 10_000) / 100 : 0;
+  };
+  return [
+    {
+      count: range.starts.length,
+      data: range.starts.map((_, i) => rate(i)),
+      days: range.starts.map((start) => bucketDay(start, range.interval, ctx.timezone)),
+      labels: range.starts.map((start) => bucketLabel(start, "day", ctx.timezone, range)),
+    },
+  ];
 }

@@ -145,3 +145,14 @@ export const FunnelTimeToConvertSchema = z
     bins: z.array(z.tuple([z.number(), z.number()])).describe("`[bin start in seconds, persons]`."),
   })
   .openapi("FunnelTimeToConvertResults");
+
+/** One series of funnel trends: the conversion rate per entrance period. */
+export const FunnelTrendsSeriesSchema = z
+  .object({
+    count: z.number().int().describe("The number of periods."),
+    data: z.array(z.number()).describe("Per period, % of those who entered (did funnelFromStep) who converted."),
+    days: z.array(z.string()).describe("Each period's start, `2020-01-01` (with the time for hours)."),
+    labels: z.array(z.string()).describe("`1-Jan-2020`."),
+    breakdown_value: z.union([z.string(), z.array(z.string())]).optional(),
+  })
+  .openapi("FunnelTrendsSeries");
