@@ -24,6 +24,8 @@ export async function funnelActorIdsOnClickHouse(
   const conditions = [bucketCondition(query.bucket, params)];
   if (query.breakdownValue !== undefined && funnel.breakdown)
     conditions.push(breakdownCondition(funnel.breakdown, query.breakdownValue, params));
-  const source = `(SELECT pid FROM ${funnelSql({ ...funnel, cohorts }, params)} WHERE ${conditions.join(" AND ")})`;
+  if (query.entrance) conditions.push(`period = ${params.bind(query.entrance.period, "Int64")}`);
+  const funnelRows = funnelSql({ ...funnel, cohorts }, params, { periodStarts: query.entrance?.periodStarts });
+  const source = `(SELECT pid FROM ${funnelRows} WHERE ${conditions.join(" AND ")})`;
   return runAnalysis(client, personPage(source, query.rows, params), params);
 }

@@ -1,5 +1,12 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import type { FunnelConversionQuery, FunnelConversionTimes, FunnelStepsQuery, FunnelStepsRow } from "../queries";
+import type {
+  FunnelConversionQuery,
+  FunnelConversionTimes,
+  FunnelStepsQuery,
+  FunnelStepsRow,
+  FunnelTrendsQuery,
+  FunnelTrendsRow,
+} from "../queries";
 import { analysisRows } from "./analysis-run";
 import { funnelSql } from "./funnel";
 import { ClickHouseParams } from "./params";
@@ -97,4 +104,20 @@ export async function funnelConversionTimesOnClickHouse(
     medianSeconds: persons ? finite(row.median) : null,
     ...(row.histogram ? { histogram: row.histogram.map(Number) } : {}),
   };
+}
+
+/** Funnel trends, as on D1: per entrance period, the persons who entered and who converted. */
+export async function funnelTrendsOnClickHouse(
+  client: ClickHouseClient,
+  query: FunnelTrendsQuery,
+  cohorts: ClickHouseCohorts,
+): Promise<FunnelTrendsRow[]> {
+  const params = new ClickHouseParams(query.funnel.projectId);
+  const source = funnelSql({ ...query.funnel, cohorts }, params, { periodStarts: query.periodStarts });
+  const n = query.funnel.steps.length;
+  const sql =
+    `SELECT period, count() AS entered, countIf(steps = ${n}) AS converted FROM ${source}` +
+    ` WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period ORDER BY period`;
+  const rows = await analysisRows<FunnelTrendsRow>(client, sql, params);
+  return rows.map((r) => ({ period: Number(r.period), entered: Number(r.entered), converted: Number(r.converted) }));
 }

@@ -27,14 +27,26 @@ export interface ClickHouseFunnel extends FunnelSpec {
  * strict) or the earliest (unordered). windowFunnel is not used: its handling of simultaneous events
  * and of events matching several steps is not D1's (nor PostHog's UDF's).
  *
+ * With `all_events` or `step` attribution a person has one row per breakdown value (FunnelAttribution):
+ * all_events groups their events per value, `step` computes the funnel once per value of their step's
+ * events, that step's bit cleared in the events of another value (unordered: attempts begin only at
+ * the value's events).
+ *
  * `extra.aggregates` are more per-person aggregates over the range's events (correlation's entity
  * done during the attempt); `extra.events` names the events they read, else they may read any, and
- * `extra.readsPerson` says they read the person's properties.
+ * `extra.readsPerson` says they read the person's properties. With `extra.periodStarts` (funnel trends)
+ * a person has a best attempt, and a row, per entrance period (`period`: the 0-based index of the
+ * period of the attempt's first step among these starts).
  */
 export function funnelSql(
   spec: ClickHouseFunnel,
   params: ClickHouseParams,
-  extra: { aggregates?: Record<string, string>; events?: string[]; readsPerson?: boolean } = {},
+  extra: {
+    aggregates?: Record<string, string>;
+    events?: string[];
+    readsPerson?: boolean;
+    periodStarts?: string[];
+  } = {},
 ): string {
   const n = spec.steps.length;
   const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, spec.cohorts);
@@ -71,38 +83,60 @@ export function funnelSql(
   // bitmask in the low bits: one array of numbers is several times faster to collect and sort than
   // an array of tuples or several arrays (times and created_at fit 52 bits each until 2112).
   const packed = `bitShiftLeft(toUInt128(t), 72) + bitShiftLeft(toUInt128(created), 20) + (${mask})`;
+  const perValue = valueAttribution(spec, params, matches, inFunnel, packed);
   const aggregates = [
     `arraySort(groupArrayIf(${packed}, ${inFunnel})) AS keys`,
     ...excluded.map((m, e) => `arraySort(groupArrayIf(t, ${m})) AS xs${e}`),
-    ...eventBreakdown(spec, params, inFunnel),
+    ...(perValue ? perValue.aggregates : eventBreakdown(spec, params, inFunnel)),
     ...Object.entries(extra.aggregates ?? {}).map(([name, aggregate]) => `${aggregate} AS ${name}`),
   ];
-  const perPerson = `SELECT pid, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid`;
+  const perPerson = perValue?.groupBy
+    ? `SELECT pid, ${perValue.groupBy} AS bd, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid, bd`
+    : `SELECT pid, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid`;
   const unpacked =
-    `SELECT *, arrayMap(x -> toInt64(bitShiftRight(x, 72)), keys) AS ts,` +
-    ` arrayMap(x -> toUInt32(bitAnd(x, ${STEP_BITS})), keys) AS ms FROM (${perPerson})`;
+    `SELECT *, ${perValue?.columns ?? ""}arrayMap(x -> toInt64(bitShiftRight(x, 72)), keys) AS ts,` +
+    ` ${perValue?.ms ?? `arrayMap(x -> toUInt32(bitAnd(x, ${STEP_BITS})), keys)`} AS ms FROM (${perPerson})`;
 
   const W = params.bind(spec.windowSeconds * 1_000_000, "Int64");
   const carried = ["bd", ...extraNames];
   const attempts = [
-    ...(spec.order === "ordered" ? orderedAttempts(spec, W) : scannedAttempts(spec.order, n, W, exclusions.length)),
+    ...(spec.order === "ordered"
+      ? orderedAttempts(spec, W)
+      : scannedAttempts(spec.order, n, W, exclusions.length, perValue?.anchored ?? false)),
     exclusionsChecked(spec, W),
   ];
   // The best attempt, ranked as D1 ranks them: most steps, then a clean attempt over an excluded one,
   // then the earliest last step, then the latest start (ordered and strict: the chain PostHog's UDF
   // carries) or the earliest (unordered). A person whose best attempt is excluded is out.
   const rank = `(-toInt64(a.1), a.5, a.2, ${spec.order === "unordered" ? "" : "-"}a.3)`;
+  let candidates = "checked";
+  let period = "";
+  if (extra.periodStarts) {
+    // Funnel trends: the attempts of each entrance period compete among themselves.
+    const starts = params.bind(
+      extra.periodStarts.map((s) => Date.parse(s) * 1000),
+      "Array(Int64)",
+    );
+    attempts.push(
+      `arrayMap(a -> toInt64(arrayCount(s -> s <= a.3, ${starts})) - 1, checked) AS periods`,
+      "arrayJoin(arrayDistinct(periods)) AS period",
+      "arrayFilter((a, p) -> p = period, checked, periods) AS mine",
+    );
+    candidates = "mine";
+    period = ", period";
+  }
   const best =
-    `SELECT pid, arrayReduce('argMin', checked, arrayMap(a -> ${rank}, checked)) AS best, ${carried.join(", ")}` +
-    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(checked) AND best.5 = 0`;
-  const breakdown = !spec.breakdown
-    ? "bd"
-    : spec.breakdown.type === "person"
-      ? personBreakdown(spec.breakdown, params)
-      : eventBreakdownOrNone(spec.breakdown);
+    `SELECT pid, arrayReduce('argMin', ${candidates}, arrayMap(a -> ${rank}, ${candidates})) AS best${period}, ${carried.join(", ")}` +
+    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(${candidates}) AND best.5 = 0`;
+  const breakdown =
+    !spec.breakdown || perValue
+      ? "f.bd"
+      : spec.breakdown.type === "person"
+        ? personBreakdown(spec.breakdown, params)
+        : eventBreakdownOrNone(spec.breakdown);
   const join = spec.breakdown?.type === "person" ? ` LEFT JOIN (${LATEST_PERSONS}) AS lp ON lp.id = f.pid` : "";
   return (
-    `(SELECT f.pid AS pid, toUInt32(f.best.1) AS steps, f.best.3 AS t1, f.best.4 AS times, if(f.best.1 = ${n}, f.best.2, NULL) AS tfinal,` +
+    `(SELECT f.pid AS pid${period ? ", f.period AS period" : ""}, toUInt32(f.best.1) AS steps, f.best.3 AS t1, f.best.4 AS times, if(f.best.1 = ${n}, f.best.2, NULL) AS tfinal,` +
     ` f.best.3 + ${W} AS dl, ${breakdown} AS bd${extraNames.map((name) => `, f.${name} AS ${name}`).join("")}` +
     ` FROM (${best}) AS f${join})`
   );
@@ -126,7 +160,13 @@ const STEP_BITS = 0xfffff;
  *   each step's first event time, read from `nt<k>`: the time of the next step-k event at or after
  *   each place (arrayReverseFill).
  */
-function scannedAttempts(order: FunnelSpec["order"], n: number, W: string, exclusions: number): string[] {
+function scannedAttempts(
+  order: FunnelSpec["order"],
+  n: number,
+  W: string,
+  exclusions: number,
+  anchored: boolean,
+): string[] {
   const steps = Array.from({ length: n }, (_, k) => k + 1);
   if (order === "strict") {
     const later = steps.slice(1);
@@ -168,10 +208,13 @@ function scannedAttempts(order: FunnelSpec["order"], n: number, W: string, exclu
     ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0, ${done}, ${kept})`;
   const all = Array.from({ length: exclusions }, (_, e) => `xs${e}`).join(", ");
   const cuts = cut ? `, arrayMap(t -> arrayFirst(x -> x > t, arraySort(arrayConcat(${all}))), ts)` : "";
-  return [
-    `arrayMap(${lambda}, ts${cuts}, ${steps.map(next).join(", ")}) AS every`,
-    "arrayFilter((x, t, p) -> t != p AND x.5, every, ts, arrayShiftRight(ts, 1)) AS attempts",
-  ];
+  // Step-0 attribution: only the times with an event of the row's value (`own`) begin an attempt (the
+  // first event of the time, `t != p`, stands for them: the next of the value at or after it is at that time).
+  const attempts = anchored
+    ? "arrayFilter((x, t, p, v) -> t != p AND v = t AND x.5, every, ts, arrayShiftRight(ts, 1)," +
+      " arrayReverseFill(x -> x > 0, arrayMap((o, t) -> if(o, t, 0), own, ts))) AS attempts"
+    : "arrayFilter((x, t, p) -> t != p AND x.5, every, ts, arrayShiftRight(ts, 1)) AS attempts";
+  return [`arrayMap(${lambda}, ts${cuts}, ${steps.map(next).join(", ")}) AS every`, attempts];
 }
 
 /**
@@ -263,8 +306,48 @@ function eventBreakdown(spec: ClickHouseFunnel, params: ClickHouseParams, inFunn
   const bd = spec.breakdown;
   if (!bd || bd.type !== "event") return [`${bd ? "''" : "NULL"} AS bd`];
   const { value, isSet } = breakdownValue(bd, "properties", params);
-  const pick = bd.attribution === "last_touch" ? "argMaxIf" : "argMinIf";
+  const pick = bd.attribution.kind === "last_touch" ? "argMaxIf" : "argMinIf";
   return [`${pick}(${value}, ord, ${inFunnel} AND ${isSet}) AS bd`];
+}
+
+/**
+ * all_events and step attribution (FunnelAttribution), computed per (person, value) row `bd`:
+ * - all_events: the per-person pass is grouped by person and value (`groupBy`);
+ * - step N: the distinct values of the person's step-N events (`vals`; unordered: of every funnel
+ *   event) and each funnel event's value (`bvs`, sorted as `keys`; only step-N events' are read),
+ *   one row per value (arrayJoin); ordered and strict clear step N's bit in the events of another
+ *   value (`ms`), unordered marks the value's events (`own`), where attempts may begin.
+ */
+function valueAttribution(
+  spec: ClickHouseFunnel,
+  params: ClickHouseParams,
+  matches: string[],
+  inFunnel: string,
+  packed: string,
+): { groupBy?: string; aggregates: string[]; columns?: string; ms?: string; anchored: boolean } | undefined {
+  const bd = spec.breakdown;
+  if (!bd || bd.type !== "event") return undefined;
+  const { attribution } = bd;
+  const { value } = breakdownValue(bd, "properties", params);
+  if (attribution.kind === "all_events") return { groupBy: value, aggregates: [], anchored: false };
+  if (attribution.kind !== "step") return undefined;
+  const unordered = spec.order === "unordered";
+  const ofStep = unordered ? inFunnel : `${inFunnel} AND ${matches[attribution.step]}`;
+  const none = bd.list ? "CAST([] AS Array(String))" : "''";
+  const eventValue = unordered ? value : `if(${matches[attribution.step]}, ${value}, ${none})`;
+  const aggregates = [
+    `groupUniqArrayIf(${value}, ${ofStep}) AS vals`,
+    `arraySort((v, k) -> k, groupArrayIf(${eventValue}, ${inFunnel}), groupArrayIf(${packed}, ${inFunnel})) AS bvs`,
+  ];
+  if (unordered)
+    return { aggregates, columns: "arrayJoin(vals) AS bd, arrayMap(b -> b = bd, bvs) AS own, ", anchored: true };
+  const others = STEP_BITS - 2 ** attribution.step;
+  return {
+    aggregates,
+    columns: "arrayJoin(vals) AS bd, ",
+    ms: `arrayMap((x, b) -> toUInt32(bitAnd(x, if(b = bd, ${STEP_BITS}, ${others}))), keys, bvs)`,
+    anchored: false,
+  };
 }
 
 /** A list breakdown with no event value is a list of as many empty texts, as on D1 (PostHog's `['', …]`). */

@@ -7,7 +7,7 @@ import type { AnalyticsStore } from "../store";
 import { clickhouseCohorts, noClickHouseCohorts } from "./cohorts";
 import { correlationOnClickHouse } from "./correlation";
 import { funnelActorIdsOnClickHouse } from "./funnel-actors";
-import { funnelConversionTimesOnClickHouse, funnelStepsOnClickHouse } from "./funnel-steps";
+import { funnelConversionTimesOnClickHouse, funnelStepsOnClickHouse, funnelTrendsOnClickHouse } from "./funnel-steps";
 import { runHogQLOnClickHouse } from "./hogql";
 import { lifecycleActorIdsOnClickHouse, lifecycleCountsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
@@ -69,6 +69,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
 
   async funnelConversionTimes(query: Q.FunnelConversionQuery): Promise<Q.FunnelConversionTimes> {
     return funnelConversionTimesOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.funnel.projectId, query),
+    );
+  }
+
+  async funnelTrends(query: Q.FunnelTrendsQuery): Promise<Q.FunnelTrendsRow[]> {
+    return funnelTrendsOnClickHouse(
       await this.analysisClient(),
       query,
       await this.cohortsFor(query.funnel.projectId, query),
