@@ -196,7 +196,9 @@ export function funnelCtes(spec: D1Funnel, params: Params, options: { periodStar
     SELECT *, row_number() OVER (PARTITION BY pid, bv, period ORDER BY steps DESC, xt IS NOT NULL, tlast ASC, t1 ${tie}) AS rn FROM att)
     WHERE rn = 1 AND xt IS NULL)`);
   const bd = perValue ? "bv" : breakdownSql(spec, params, { P, FROM, TO, global, anyStep });
-  ctes.push(`funnel AS MATERIALIZED (SELECT pid, period, steps, ${stepTimes(spec)}, tfinal, dl, ${bd} AS bd FROM best f)`);
+  ctes.push(
+    `funnel AS MATERIALIZED (SELECT pid, period, steps, ${stepTimes(spec)}, tfinal, dl, ${bd} AS bd FROM best f)`,
+  );
   return `WITH ${ctes.join(",\n")}`;
 }
 

@@ -128,7 +128,11 @@ export async function funnelConversionTimes(
 }
 
 /** Funnel trends (FunnelTrendsQuery): per entrance period, the persons who entered and who converted. */
-export async function funnelTrends(d1: D1Client, query: FunnelTrendsQuery, cohorts: CohortSql): Promise<FunnelTrendsRow[]> {
+export async function funnelTrends(
+  d1: D1Client,
+  query: FunnelTrendsQuery,
+  cohorts: CohortSql,
+): Promise<FunnelTrendsRow[]> {
   const params = new Params();
   const ctes = funnelCtes({ ...query.funnel, cohorts }, params, { periodStarts: query.periodStarts });
   const n = query.funnel.steps.length;
