@@ -39,6 +39,8 @@ export interface FunnelsResponse {
 }
 
 const DEFAULT_WINDOW_DAYS = 14;
+/** Longer windows change nothing for real data, and keep every engine's time arithmetic in range. */
+const MAX_WINDOW_SECONDS = 100 * 365 * 86_400;
 const DEFAULT_BREAKDOWN_LIMIT = 25;
 
 /** What a run would refuse, refused now (PostHog's messages where it has them). */
@@ -172,7 +174,10 @@ export async function funnelSpec(
     steps: query.series.map(entityOf),
     from: iso(range.from),
     to: iso(range.to),
-    windowSeconds: (filter.funnelWindowInterval ?? DEFAULT_WINDOW_DAYS) * FUNNEL_WINDOW_UNITS[unit],
+    windowSeconds: Math.min(
+      MAX_WINDOW_SECONDS,
+      (filter.funnelWindowInterval ?? DEFAULT_WINDOW_DAYS) * FUNNEL_WINDOW_UNITS[unit],
+    ),
     order: filter.funnelOrderType ?? "ordered",
     properties: withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters),
     ...(breakdown ? { breakdown } : {}),

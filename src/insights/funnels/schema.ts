@@ -60,7 +60,12 @@ const FunnelsFilter = z
       })
       .nullish()
       .openapi({ description: "Default `steps`." }),
-    funnelWindowInterval: z.number().int().min(1).max(100_000).nullish().openapi({ description: "Default 14." }),
+    funnelWindowInterval: z
+      .number()
+      .int()
+      .min(1)
+      .nullish()
+      .openapi({ description: "Default 14; a window past 100 years is 100 years." }),
     funnelWindowIntervalUnit: z
       .enum(Object.keys(FUNNEL_WINDOW_UNITS) as [keyof typeof FUNNEL_WINDOW_UNITS], {
         message: "funnelWindowIntervalUnit must be second, minute, hour, day, week or month.",
