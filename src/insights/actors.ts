@@ -50,7 +50,7 @@ export const InsightActorsQuery = z
     funnelTrendsDropOff: z
       .boolean()
       .nullish()
-      .openapi({ description: "Funnel trends: required; the persons are those who converted (as PostHog)." }),
+      .openapi({ description: "Funnel trends: required; true: those who entered and did not convert." }),
     funnelTrendsEntrancePeriodStart: z
       .string()
       .nullish()

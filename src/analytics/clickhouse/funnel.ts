@@ -93,9 +93,11 @@ export function funnelSql(
   const perPerson = perValue?.groupBy
     ? `SELECT pid, ${perValue.groupBy} AS bd, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid, bd`
     : `SELECT pid, ${aggregates.join(", ")} FROM ${source} ${where} GROUP BY pid`;
+  // step attribution: a row per value (an ARRAY JOIN clause, so lambdas may read `bd`).
+  const perValueRows = perValue?.columns ? " ARRAY JOIN vals AS bd" : "";
   const unpacked =
     `SELECT *, ${perValue?.columns ?? ""}arrayMap(x -> toInt64(bitShiftRight(x, 72)), keys) AS ts,` +
-    ` ${perValue?.ms ?? `arrayMap(x -> toUInt32(bitAnd(x, ${STEP_BITS})), keys)`} AS ms FROM (${perPerson})`;
+    ` ${perValue?.ms ?? `arrayMap(x -> toUInt32(bitAnd(x, ${STEP_BITS})), keys)`} AS ms FROM (${perPerson})${perValueRows}`;
 
   const W = params.bind(spec.windowSeconds * 1_000_000, "Int64");
   const carried = ["bd", ...extraNames];
@@ -109,25 +111,26 @@ export function funnelSql(
   // then the earliest last step, then the latest start (ordered and strict: the chain PostHog's UDF
   // carries) or the earliest (unordered). A person whose best attempt is excluded is out.
   const rank = `(-toInt64(a.1), a.5, a.2, ${spec.order === "unordered" ? "" : "-"}a.3)`;
+  let scored = `SELECT *, ${attempts.join(", ")} FROM (${unpacked})`;
   let candidates = "checked";
   let period = "";
   if (extra.periodStarts) {
-    // Funnel trends: the attempts of each entrance period compete among themselves.
+    // Funnel trends: the attempts of each entrance period compete among themselves (ARRAY JOIN in its
+    // own level: an arrayJoin alias read inside a lambda of the same SELECT would be joined again).
     const starts = params.bind(
       extra.periodStarts.map((s) => Date.parse(s) * 1000),
       "Array(Int64)",
     );
-    attempts.push(
-      `arrayMap(a -> toInt64(arrayCount(s -> s <= a.3, ${starts})) - 1, checked) AS periods`,
-      "arrayJoin(arrayDistinct(periods)) AS period",
-      "arrayFilter((a, p) -> p = period, checked, periods) AS mine",
-    );
+    scored =
+      `SELECT *, period, arrayFilter((a, p) -> p = period, checked, periods) AS mine FROM (` +
+      `SELECT *, arrayMap(a -> toInt64(arrayCount(s -> s <= a.3, ${starts})) - 1, checked) AS periods FROM (${scored})` +
+      `) ARRAY JOIN arrayDistinct(periods) AS period`;
     candidates = "mine";
     period = ", period";
   }
   const best =
     `SELECT pid, arrayReduce('argMin', ${candidates}, arrayMap(a -> ${rank}, ${candidates})) AS best${period}, ${carried.join(", ")}` +
-    ` FROM (SELECT *, ${attempts.join(", ")} FROM (${unpacked})) WHERE notEmpty(${candidates}) AND best.5 = 0`;
+    ` FROM (${scored}) WHERE notEmpty(${candidates}) AND best.5 = 0`;
   const breakdown =
     !spec.breakdown || perValue
       ? "f.bd"
@@ -315,7 +318,7 @@ function eventBreakdown(spec: ClickHouseFunnel, params: ClickHouseParams, inFunn
  * - all_events: the per-person pass is grouped by person and value (`groupBy`);
  * - step N: the distinct values of the person's step-N events (`vals`; unordered: of every funnel
  *   event) and each funnel event's value (`bvs`, sorted as `keys`; only step-N events' are read),
- *   one row per value (arrayJoin); ordered and strict clear step N's bit in the events of another
+ *   one row per value (ARRAY JOIN); ordered and strict clear step N's bit in the events of another
  *   value (`ms`), unordered marks the value's events (`own`), where attempts may begin.
  */
 function valueAttribution(
@@ -339,12 +342,11 @@ function valueAttribution(
     `groupUniqArrayIf(${value}, ${ofStep}) AS vals`,
     `arraySort((v, k) -> k, groupArrayIf(${eventValue}, ${inFunnel}), groupArrayIf(${packed}, ${inFunnel})) AS bvs`,
   ];
-  if (unordered)
-    return { aggregates, columns: "arrayJoin(vals) AS bd, arrayMap(b -> b = bd, bvs) AS own, ", anchored: true };
+  if (unordered) return { aggregates, columns: "bd, arrayMap(b -> b = bd, bvs) AS own, ", anchored: true };
   const others = STEP_BITS - 2 ** attribution.step;
   return {
     aggregates,
-    columns: "arrayJoin(vals) AS bd, ",
+    columns: "bd, ",
     ms: `arrayMap((x, b) -> toUInt32(bitAnd(x, if(b = bd, ${STEP_BITS}, ${others}))), keys, bvs)`,
     anchored: false,
   };

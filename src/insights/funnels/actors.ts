@@ -59,8 +59,8 @@ export async function funnelActorIds(
 
 /**
  * The persons of a funnel trends point (PostHog's funnel trends actors): those who entered in the
- * period starting at `funnelTrendsEntrancePeriodStart` and converted (PostHog answers the converted
- * whatever `funnelTrendsDropOff` says, and requires both).
+ * period starting at `funnelTrendsEntrancePeriodStart` and converted, or with `funnelTrendsDropOff`
+ * those who entered and did not (both parameters required, as PostHog).
  */
 async function trendsActorIds(ctx: InsightContext, query: FunnelsQuery, pick: FunnelPick, rows: RowWindow) {
   if (pick.funnelTrendsDropOff === null || pick.funnelTrendsDropOff === undefined)
@@ -78,9 +78,13 @@ async function trendsActorIds(ctx: InsightContext, query: FunnelsQuery, pick: Fu
   const period = range.starts.indexOf(start);
   if (period < 0) return [];
   const question = trendsQuestion(query, funnel, range);
+  const n = question.funnel.steps.length;
+  // Entered: reached the from step; dropped off: entered, not at the last step.
+  const droppedOff = Array.from({ length: n - 1 - question.fromStep }, (_, i) => question.fromStep + 1 + i);
   return ctx.store.funnelActors({
     funnel: question.funnel,
-    bucket: { step: question.funnel.steps.length },
+    // (No furthest step is 0: nobody drops off when the from step is the last.)
+    bucket: pick.funnelTrendsDropOff ? { customSteps: droppedOff.length ? droppedOff : [0] } : { step: n },
     entrance: { periodStarts: question.periodStarts, period },
     rows,
   });
