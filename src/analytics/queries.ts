@@ -184,7 +184,9 @@ export function breakdownValueTexts(raw: unknown, attr: string): string[] {
  * in order; a period runs to the next start, the last to the funnel's end), their best attempt among
  * those whose first step is in the period; they entered in that period when it reached step
  * `fromStep` (0-based), and converted when it reached the funnel's last step (the caller cuts the
- * steps at PostHog's `funnelToStep`).
+ * steps at PostHog's `funnelToStep`). With an event breakdown by first or last touch, the person
+ * counts under every value their funnel events have (PostHog's funnel trends compute the funnel once
+ * per such value); other breakdowns as FunnelAttribution says.
  */
 export interface FunnelTrendsQuery {
   funnel: FunnelSpec;
@@ -195,6 +197,8 @@ export interface FunnelTrendsQuery {
 /** Persons who entered and who converted, per entrance period (0-based into periodStarts); no row where none entered. */
 export interface FunnelTrendsRow {
   period: number;
+  /** The breakdown value (a list breakdown's list); absent without a breakdown. */
+  breakdown?: string | string[];
   entered: number;
   converted: number;
 }

@@ -151,13 +151,13 @@ describe("FunnelsQuery steps", () => {
   });
 
   it("refuses what it cannot compute, naming the field", async () => {
-    const trends = await refused({
+    const pastTheEnd = await refused({
       kind: "FunnelsQuery",
       series: STEPS,
-      funnelsFilter: { funnelVizType: "trends" },
-      breakdownFilter: { breakdown: "$browser" },
+      funnelsFilter: { funnelVizType: "time_to_convert", funnelToStep: 3 },
     });
-    expect(trends.attr).toBe("query__breakdownFilter");
+    expect(pastTheEnd.detail).toBe("Filter parameter funnel_to_step can only be one of 1, 2 for time to convert!");
+    expect(pastTheEnd.attr).toBe("query__funnelsFilter__funnelToStep");
     const backwards = await refused({
       kind: "FunnelsQuery",
       series: STEPS,

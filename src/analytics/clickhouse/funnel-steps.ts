@@ -112,12 +112,23 @@ export async function funnelTrendsOnClickHouse(
   query: FunnelTrendsQuery,
   cohorts: ClickHouseCohorts,
 ): Promise<FunnelTrendsRow[]> {
-  const params = new ClickHouseParams(query.funnel.projectId);
-  const source = funnelSql({ ...query.funnel, cohorts }, params, { periodStarts: query.periodStarts });
-  const n = query.funnel.steps.length;
+  const { funnel } = query;
+  const params = new ClickHouseParams(funnel.projectId);
+  const source = funnelSql({ ...funnel, cohorts }, params, { periodStarts: query.periodStarts });
+  const n = funnel.steps.length;
   const sql =
-    `SELECT period, count() AS entered, countIf(steps = ${n}) AS converted FROM ${source}` +
-    ` WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period ORDER BY period`;
-  const rows = await analysisRows<FunnelTrendsRow>(client, sql, params);
-  return rows.map((r) => ({ period: Number(r.period), entered: Number(r.entered), converted: Number(r.converted) }));
+    `SELECT period, bd AS value, count() AS entered, countIf(steps = ${n}) AS converted FROM ${source}` +
+    ` WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period, value ORDER BY period`;
+  const rows = await analysisRows<{
+    period: number;
+    value: string | string[] | null;
+    entered: number;
+    converted: number;
+  }>(client, sql, params);
+  return rows.map((r) => ({
+    period: Number(r.period),
+    entered: Number(r.entered),
+    converted: Number(r.converted),
+    ...(funnel.breakdown ? { breakdown: r.value ?? "" } : {}),
+  }));
 }

@@ -134,10 +134,16 @@ export async function funnelTrends(
   cohorts: CohortSql,
 ): Promise<FunnelTrendsRow[]> {
   const params = new Params();
-  const ctes = funnelCtes({ ...query.funnel, cohorts }, params, { periodStarts: query.periodStarts });
-  const n = query.funnel.steps.length;
+  const { funnel } = query;
+  const ctes = funnelCtes({ ...funnel, cohorts }, params, { periodStarts: query.periodStarts });
+  const n = funnel.steps.length;
   const sql = `${ctes}
-    SELECT period, count(*) AS entered, sum(steps = ${n}) AS converted FROM funnel
-    WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period ORDER BY period`;
-  return runAll<FunnelTrendsRow>(d1, sql, params);
+    SELECT period, bd, count(*) AS entered, sum(steps = ${n}) AS converted FROM funnel
+    WHERE period >= 0 AND steps >= ${query.fromStep + 1} GROUP BY period, bd ORDER BY period`;
+  const rows = await runAll<{ period: number; bd: string | null; entered: number; converted: number }>(d1, sql, params);
+  return rows.map(({ bd, ...row }) =>
+    funnel.breakdown
+      ? { ...row, breakdown: funnel.breakdown.list ? (JSON.parse(bd ?? "[]") as string[]) : (bd ?? "") }
+      : row,
+  );
 }

@@ -6,6 +6,7 @@ import {
   FUNNEL_WINDOW_UNITS,
   type FunnelSpec,
   type FunnelStepsRow,
+  type FunnelTrendsRow,
 } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
 import { iso } from "../../lib/time/iso";
@@ -53,11 +54,7 @@ export function planFunnels(query: FunnelsQuery): void {
     if (s.math && s.math !== "total")
       throw validationError("First-time funnel steps are not supported (math must be total).", `series__${i}__math`);
   });
-  if (filter.funnelVizType === "trends") {
-    if (query.breakdownFilter?.breakdown || query.breakdownFilter?.breakdowns?.length)
-      throw validationError("Funnel trends with a breakdown are not supported yet.", "breakdownFilter");
-    trendsSteps(query);
-  }
+  if (filter.funnelVizType === "trends") trendsSteps(query);
   const attribution = filter.breakdownAttributionType;
   if (attribution === "step") {
     const step = filter.breakdownAttributionValue ?? 0;
@@ -280,7 +277,11 @@ export function trendsQuestion(query: FunnelsQuery, funnel: FunnelSpec, range: I
   };
 }
 
-/** PostHog's funnel trends: per entrance period, the conversion rate (%, 2 decimals) of those who entered. */
+/**
+ * PostHog's funnel trends: per entrance period, the conversion rate (%, 2 decimals) of those who
+ * entered; with a breakdown, a series per value (the `breakdown_limit` values with the most entries,
+ * then the greatest value), in the order of the values.
+ */
 async function conversionTrends(
   ctx: InsightContext,
   query: FunnelsQuery,
@@ -288,17 +289,41 @@ async function conversionTrends(
   range: InsightRange,
 ): Promise<FunnelTrendsSeries[]> {
   const rows = await ctx.store.funnelTrends(trendsQuestion(query, funnel, range));
-  const byPeriod = new Map(rows.map((r) => [r.period, r]));
-  const rate = (i: number) => {
-    const row = byPeriod.get(i);
-    return row && row.entered > 0 ? Math.round((row.converted / row.entered) * 10_000) / 100 : 0;
-  };
-  return [
-    {
+  const series = (periods: FunnelTrendsRow[]) => {
+    const byPeriod = new Map(periods.map((r) => [r.period, r]));
+    const rate = (i: number) => {
+      const row = byPeriod.get(i);
+      return row && row.entered > 0 ? Math.round((row.converted / row.entered) * 10_000) / 100 : 0;
+    };
+    return {
       count: range.starts.length,
       data: range.starts.map((_, i) => rate(i)),
       days: range.starts.map((start) => bucketDay(start, range.interval, ctx.timezone)),
       labels: range.starts.map((start) => bucketLabel(start, "day", ctx.timezone, range)),
-    },
-  ];
+    };
+  };
+  if (!funnel.breakdown) return [series(rows)];
+  const byValue = new Map<string, { value: string | string[]; rows: FunnelTrendsRow[]; entered: number }>();
+  for (const row of rows) {
+    const value = row.breakdown ?? "";
+    const key = JSON.stringify(value);
+    const entry = byValue.get(key) ?? { value, rows: [], entered: 0 };
+    entry.rows.push(row);
+    entry.entered += row.entered;
+    byValue.set(key, entry);
+  }
+  const limit = query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT;
+  const kept = [...byValue.values()]
+    .sort((a, b) => b.entered - a.entered || compareValues(b.value, a.value))
+    .slice(0, limit)
+    .sort((a, b) => compareValues(a.value, b.value));
+  return kept.map((entry) => ({ ...series(entry.rows), breakdown_value: entry.value }));
+}
+
+/** Breakdown values in Python's order (texts, or lists element by element). */
+function compareValues(a: string | string[], b: string | string[]): number {
+  const x = [a].flat();
+  const y = [b].flat();
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  return x.length - y.length;
 }
