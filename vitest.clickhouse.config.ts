@@ -66,6 +66,7 @@ export default defineConfig(async () => {
               // randomized and PostHog conformance suites (their fixtures seed both engines; captures
               // wait for the queue). query-plan.test.ts is about SQLite's plans only.
               "test/persons-analysis/*.test.ts",
+              "test/conformance/posthog-funnel.test.ts",
               "test/conformance/posthog-funnel-*.test.ts",
               "test/conformance/posthog-lifecycle*.test.ts",
               "test/conformance/posthog-stickiness*.test.ts",

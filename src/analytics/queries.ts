@@ -15,6 +15,12 @@ export interface EventEntity {
   event: string | null;
   order: number;
   properties: unknown;
+  /**
+   * Funnel steps only (PostHog's first_time_for_user math): the step can only be done by the person's
+   * first event of its name of all time until the funnel's end, which must pass its filters (`any`),
+   * or by their first event of its name passing its filters (`matching`, the `_with_filters` variant).
+   */
+  firstTime?: "any" | "matching";
 }
 
 export type FunnelOrder = "ordered" | "strict" | "unordered";

@@ -52,10 +52,20 @@ export function funnelSql(
   const filter = (tree: unknown, attr: string) => propertiesSql(tree, eventFilterColumns, params, attr, spec.cohorts);
   const global = filter(spec.properties, "properties");
   // ifNull: a filter on a missing property is NULL (not false), which would drop the event from every step.
-  const matches = spec.steps.map(
-    (s) =>
-      `ifNull(${s.event === null ? "1" : `event = ${params.text(s.event)}`} AND ${filter(s.properties, "events")}, 0)`,
-  );
+  const matches = spec.steps.map((s) => {
+    const name = s.event === null ? "1" : `event = ${params.text(s.event)}`;
+    const props = filter(s.properties, "events");
+    if (!s.firstTime) return `ifNull(${name} AND ${props}, 0)`;
+    // A first-time step: the event is the person's first of its name of all time until the funnel's end
+    // (passing the filters, for `matching`), found among every earlier event.
+    const all = analysisEvents(
+      params,
+      { from: "1970-01-01T00:00:00Z", to: spec.to },
+      { personProperties: readsPerson(s.properties) },
+    );
+    const firsts = `SELECT min(ord) FROM ${all} WHERE ${name}${s.firstTime === "matching" ? ` AND ${props}` : ""} GROUP BY pid`;
+    return `ifNull(${name} AND ${props} AND ord IN (${firsts}), 0)`;
+  });
   const exclusions = spec.exclusions ?? [];
   const excluded = exclusions.map(
     (e) =>

@@ -25,7 +25,17 @@ export function funnelPredicates(spec: D1Funnel, params: Params) {
   const match = spec.steps.map((s) => {
     const name = s.event === null ? "1" : `x.event = ${params.bind(s.event)}`;
     const props = propertiesSql(s.properties, cols, params, "events", spec.cohorts);
-    return `(${name} AND ${props})`;
+    if (!s.firstTime) return `(${name} AND ${props})`;
+    // A first-time step: the event is the person's first of its name (passing the filters, for `matching`).
+    const yName = s.event === null ? "1" : `y.event = ${params.bind(s.event)}`;
+    const yProps =
+      s.firstTime === "matching"
+        ? ` AND ${propertiesSql(s.properties, eventColumns("y"), params, "events", spec.cohorts)}`
+        : "";
+    const first = `(SELECT y.id FROM events y INDEXED BY events_project_person_timestamp_idx
+      WHERE y.project_id = ${P} AND y.person_id = x.person_id AND y.timestamp < ${TO} AND ${yName}${yProps}
+      ORDER BY y.timestamp, y.id LIMIT 1)`;
+    return `(${name} AND ${props} AND x.id = ${first})`;
   });
   const anyStep = `(${match.join(" OR ")})`;
   const excluded = (spec.exclusions ?? []).map((e) => {

@@ -51,8 +51,6 @@ export function planFunnels(query: FunnelsQuery): void {
   if (query.properties) parseFilterGroup(query.properties, "properties", "event");
   query.series.forEach((s, i) => {
     if (s.properties) parseFilterGroup(s.properties, `series__${i}__properties`, "event");
-    if (s.math && s.math !== "total")
-      throw validationError("First-time funnel steps are not supported (math must be total).", `series__${i}__math`);
   });
   if (filter.funnelVizType === "trends") trendsSteps(query);
   const attribution = filter.breakdownAttributionType;
@@ -127,10 +125,15 @@ function conversionSteps(query: FunnelsQuery): { from: number; to: number } {
   return { from, to };
 }
 
-const entityOf = (node: { event?: string | null; properties?: unknown }, order: number): EventEntity => ({
+const entityOf = (
+  node: { event?: string | null; properties?: unknown; math?: string | null },
+  order: number,
+): EventEntity => ({
   event: node.event ?? null,
   order,
   properties: node.properties ?? undefined,
+  ...(node.math === "first_time_for_user" ? { firstTime: "any" as const } : {}),
+  ...(node.math === "first_time_for_user_with_filters" ? { firstTime: "matching" as const } : {}),
 });
 
 /**
@@ -162,7 +165,7 @@ export async function funnelSpec(
   const unit = filter.funnelWindowIntervalUnit ?? "day";
   const breakdown = breakdownOf(query);
   const exclusions = (filter.exclusions ?? []).map((e, i) => ({
-    entity: entityOf(e, i),
+    entity: entityOf({ event: e.event, properties: e.properties }, i),
     from: e.funnelFromStep,
     to: e.funnelToStep,
   }));

@@ -11,7 +11,9 @@ const FunnelStep = EventsNode.extend({
   math: z
     .enum(FUNNEL_MATHS, { message: `math must be one of: ${FUNNEL_MATHS.join(", ")}` })
     .nullish()
-    .openapi({ description: "Default `total` (first-time steps are refused)." }),
+    .openapi({
+      description: "Default `total`; `first_time_for_user`: only the person's first event of the name counts.",
+    }),
   optionalInFunnel: z.literal(false, { message: "Optional funnel steps are not supported." }).nullish(),
 }).openapi("FunnelStep");
 
