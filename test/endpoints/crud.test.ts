@@ -49,11 +49,8 @@ describe("endpoints: create, retrieve, list, delete", () => {
       [{ name: "a b", query: hogql("select 1") }, "name", "Endpoint name must start with a letter"],
       [{ name: "ok", query: hogql("selet 100") }, "query", "Invalid HogQL query"],
       [{ name: "ok", query: { kind: "TrendsQuery", series: [] } }, "query__series", "at least one series"],
-      [
-        { name: "ok", query: { kind: "FunnelsQuery", series: [] } },
-        "query__kind",
-        "Unsupported query kind: FunnelsQuery",
-      ],
+      [{ name: "ok", query: { kind: "FunnelsQuery", series: [] } }, "query__series", "at least one step"],
+      [{ name: "ok", query: { kind: "PathsQuery" } }, "query__kind", "Unsupported query kind: PathsQuery"],
       [
         { name: "ok", query: hogql("select 1"), cache_age_seconds: 299 },
         "cache_age_seconds",

@@ -183,7 +183,8 @@ describe("insight endpoints", () => {
     expect(Object.keys(variables.properties).sort()).toEqual(["$browser", "date_from", "date_to"]);
     expect(variables.additionalProperties).toBe(false);
     expect(doc.components.schemas.EndpointRunRequest.properties).not.toHaveProperty("limit");
-    expect(doc.components.schemas.EndpointRunResponse.properties.results.items).toBeDefined();
+    // A list of series (or steps), or a funnel time-to-convert object.
+    expect(doc.components.schemas.EndpointRunResponse.properties.results.anyOf).toHaveLength(2);
     const compare = await call(`${base()}/`, {
       method: "POST",
       body: { name: "compare-mat", query: { ...TRENDS, compareFilter: { compare: true } }, is_materialized: true },
@@ -198,7 +199,7 @@ describe("insight endpoints", () => {
     expect(envelope(bad).attr).toBe("query__series__0__math");
   });
 
-  it("saves LifecycleQuery, StickinessQuery and RetentionQuery insights: runs, materialized reads and /query/ agree", async () => {
+  it("saves FunnelsQuery, LifecycleQuery, StickinessQuery and RetentionQuery insights: runs, materialized reads and /query/ agree", async () => {
     const range = { date_from: "2026-02-01", date_to: "2026-02-04" };
     const lifecycle = {
       kind: "LifecycleQuery",
@@ -218,7 +219,16 @@ describe("insight endpoints", () => {
       dateRange: range,
       retentionFilter: { period: "Day", totalIntervals: 4, targetEntity: { id: "$pageview", type: "events" } },
     };
+    const funnel = {
+      kind: "FunnelsQuery",
+      series: [
+        { kind: "EventsNode", event: "$pageview" },
+        { kind: "EventsNode", event: "signup" },
+      ],
+      dateRange: range,
+    };
     for (const [name, query] of [
+      ["funnel-mat", funnel],
       ["lifecycle-mat", lifecycle],
       ["stickiness-mat", stickiness],
       ["retention-mat", retention],
@@ -231,7 +241,7 @@ describe("insight endpoints", () => {
       const direct = await call(`/api/environments/${project}/query/`, { method: "POST", body: { query } });
       expect(direct.status, direct.text).toBe(200);
       expect(stored.results, name).toEqual(direct.json.results);
-      if (query.kind === "RetentionQuery") continue;
+      if (query.kind === "RetentionQuery" || query.kind === "FunnelsQuery") continue;
       // A dashboard breakdown does not apply to lifecycle and stickiness (PostHog ignores it too).
       const overridden = await run(name, {
         filters_override: { breakdown_filter: { breakdown: "$browser" } },
@@ -239,6 +249,17 @@ describe("insight endpoints", () => {
       });
       expect(overridden.results, name).toEqual(direct.json.results);
     }
+    // A dashboard breakdown applies to a funnel: a list of steps per value.
+    const byBrowser = await run("funnel-mat", {
+      filters_override: { breakdown_filter: { breakdown: "$browser" } },
+      refresh: "direct",
+    });
+    const perValue = await call(`/api/environments/${project}/query/`, {
+      method: "POST",
+      body: { query: { ...funnel, breakdownFilter: { breakdown: "$browser" } } },
+    });
+    expect(byBrowser.results).toEqual(perValue.json.results);
+    expect(Array.isArray(byBrowser.results[0])).toBe(true);
     // u0..u2 view on all four days, u9..u11 on the last only; u1..u4 sign up once each.
     const sticky = await run("stickiness-mat");
     expect(sticky.results.map((r: any) => [r.label, r.data])).toEqual([

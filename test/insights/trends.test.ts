@@ -211,7 +211,7 @@ describe("TrendsQuery through POST /query/", () => {
       expect(res.status, res.text).toBe(400);
       return envelope(res);
     };
-    expect((await bad({ kind: "FunnelsQuery", series: [] })).attr).toBe("query__kind");
+    expect((await bad({ kind: "PathsQuery" })).attr).toBe("query__kind");
     expect((await bad({ kind: "TrendsQuery", series: [{ kind: "EventsNode", math: "hogql" }] })).attr).toBe(
       "query__series__0__math",
     );
