@@ -111,7 +111,7 @@ describe("@posthog/agent-toolkit", () => {
     expect(await call("feature-flag-get-definition", { flagKey: "beta-checkout" })).toMatch(/not found/);
   });
 
-  it("asks questions of the data: query-run (Trends and HogQL), event-definitions-list, properties-list", async () => {
+  it("asks questions of the data: query-run (Trends, Funnels and HogQL), event-definitions-list, properties-list", async () => {
     const own = await newProject();
     const batch = [
       ["ann", "$pageview", "2024-03-01T10:00:00Z", { $browser: "Chrome" }],
@@ -154,6 +154,32 @@ describe("@posthog/agent-toolkit", () => {
       ["Chrome", [1, 1]],
       ["Firefox", [1, 0]],
     ]);
+
+    // The toolkit's funnel schema: steps as EventsNode, the window in funnelsFilter.
+    const funnel = JSON.parse(
+      await call("query-run", {
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "FunnelsQuery",
+            series: [
+              { kind: "EventsNode", event: "$pageview", custom_name: "Viewed" },
+              { kind: "EventsNode", event: "signed up", custom_name: "Signed up" },
+            ],
+            dateRange: { date_from: "2024-03-01", date_to: "2024-03-02" },
+            funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: "day", funnelOrderType: "ordered" },
+          },
+        },
+      }),
+    );
+    // ann views and signs up (her second view, 5 minutes before); bob only views.
+    expect(
+      funnel.map((s: { name: string; custom_name: string; count: number }) => [s.name, s.custom_name, s.count]),
+    ).toEqual([
+      ["$pageview", "Viewed", 2],
+      ["signed up", "Signed up", 1],
+    ]);
+    expect(funnel[1].average_conversion_time).toBe(300);
 
     const hogql = JSON.parse(
       await call("query-run", {
