@@ -31,15 +31,25 @@ export function readRun(run: Json<paths[\`\${Endpoint}/run\`]["post"]>) {
     const columns: string[] = run.columns;
     return { rows, columns, hasMore, version };
   }
-  // An insight version answers PostHog's result objects: series, or a retention's cohort rows.
+  // A funnel's time to convert is one object: its bins.
+  if (!Array.isArray(run.results)) {
+    const bins: [number, number][] = run.results.bins;
+    return { bins, version };
+  }
+  // An insight version answers PostHog's result objects: series, a retention's cohort rows, or a
+  // funnel's steps (a list of them per breakdown value).
   type Result =
     | components["schemas"]["TrendsSeries"]
     | components["schemas"]["LifecycleSeries"]
     | components["schemas"]["StickinessSeries"]
-    | components["schemas"]["RetentionRow"];
+    | components["schemas"]["RetentionRow"]
+    | components["schemas"]["FunnelStepResult"]
+    | components["schemas"]["FunnelStepResult"][]
+    | components["schemas"]["FunnelTrendsSeries"];
   const results: Result[] = run.results;
   const hasMore: boolean | undefined = run.hasMore;
   const first = results[0];
+  if (Array.isArray(first)) return { results, step: first[0]?.count, hasMore, version };
   const labels: string[] | undefined = first && "labels" in first ? first.labels : undefined;
   const cohort: number | undefined = first && "values" in first ? first.values[0]?.count : undefined;
   return { results, labels, cohort, hasMore, version };
