@@ -1,6 +1,7 @@
 import { expect } from "vitest";
-import { call } from "../helpers";
-import { actorIdSetOf, insightActorsOk } from "./analysis-helpers";
+import { call, createProject } from "../helpers";
+import { actorIdSetOf, at, captureJourneys, insightActorsOk, type Journeys } from "./analysis-helpers";
+import { alias } from "./trends-helpers";
 
 /**
  * Shared by the suites that replay PostHog's funnel tests (posthog/hogql_queries/insights/funnels/test/)
@@ -9,6 +10,7 @@ import { actorIdSetOf, insightActorsOk } from "./analysis-helpers";
  */
 
 export type Query = Record<string, unknown>;
+type Props = Record<string, unknown>;
 // PostHog's result objects, read as the tests read them.
 export type Step = Record<string, any>;
 
@@ -68,3 +70,71 @@ export const step = (event: string | null, extra: Record<string, unknown> = {}) 
 
 /** Step counts of a steps result without breakdown. */
 export const countsOf = (steps: Step[]): number[] => steps.map((s) => s.count);
+
+/** `[{"id": e, "order": i}, …]` as a FunnelsQuery's series. */
+export const series = (...events: string[]) => events.map((e) => step(e));
+
+/** An exclusion of the filter (`{"id": event, "type": "events", "funnel_from_step": from, "funnel_to_step": to}`). */
+export const exclusion = (event: string, funnelFromStep: number, funnelToStep: number, extra: Props = {}) => ({
+  kind: "EventsNode",
+  event,
+  funnelFromStep,
+  funnelToStep,
+  ...extra,
+});
+
+/** The persons of a step (and breakdown value), as sorted distinct ids. */
+export const actorsAt = (projectId: number, query: Query, funnelStep: number, funnelStepBreakdown?: unknown) =>
+  funnelActors(
+    projectId,
+    query,
+    funnelStepBreakdown === undefined ? { funnelStep } : { funnelStep, funnelStepBreakdown },
+  );
+
+/** A timestamp as PostHog's tests give it (naive text `YYYY-MM-DD HH:MM:SS` is UTC, the team's zone), as ISO 8601. */
+const utc = (t: string) => (t.includes("T") ? t : `${t.replace(" ", "T")}Z`);
+
+/**
+ * What a test's `_create_person` / `_create_event` / `journeys_for` calls make, in call order, for
+ * `POST /batch/` (a person's properties `$set` on their first event, their other distinct ids linked by
+ * `alias`). An event created without a timestamp takes the real "now" (the tests do not freeze the clock
+ * there): one second after the previous such event, starting an hour ago (inside the default range).
+ */
+export class FunnelEvents {
+  readonly journeys: Journeys = {};
+  readonly people: Record<string, Props> = {};
+  private clock = Date.now() - 3_600_000;
+
+  /** `_create_person(distinct_ids=[id, ...otherDistinctIds], properties=…)`. */
+  person(id: string, properties?: Props, ...otherDistinctIds: string[]) {
+    this.journeys[id] = [...otherDistinctIds.map(alias), ...(this.journeys[id] ?? [])];
+    if (properties) this.people[id] = properties;
+    return this;
+  }
+
+  /** `_create_event(event=…, distinct_id=id, timestamp=…, properties=…)`; no timestamp: "now", after the previous one. */
+  event(id: string, event: string, timestamp?: string, properties?: Props) {
+    const time = timestamp ? utc(timestamp) : new Date((this.clock += 1000)).toISOString();
+    (this.journeys[id] ??= []).push(at(event, time, properties));
+    return this;
+  }
+
+  /** `journeys_for`: each id's events, `[event, timestamp?, properties?]`. */
+  journeysFor(journeys: Record<string, [string, string?, Props?][]>) {
+    for (const [id, events] of Object.entries(journeys))
+      for (const [event, timestamp, properties] of events) this.event(id, event, timestamp, properties);
+    return this;
+  }
+
+  /** A fresh project (in `timezone`) holding the data; its id. */
+  async project(timezone?: string): Promise<number> {
+    return (await this.projectWithToken(timezone)).id;
+  }
+
+  /** The same, the whole project (for a case that captures more later with its `api_token`). */
+  async projectWithToken(timezone?: string) {
+    const project = await createProject(undefined, timezone);
+    await captureJourneys(project.api_token, this.journeys, this.people);
+    return project;
+  }
+}

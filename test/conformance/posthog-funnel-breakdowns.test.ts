@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
 import { at, captureJourneys, idRange, type Journeys, sorted } from "./analysis-helpers";
-import { funnel, funnelActors, funnelRefused, type Query, type Step, step } from "./funnels-helpers";
+import { actorsAt, funnel, funnelRefused, type Query, type Step, step } from "./funnels-helpers";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
@@ -115,9 +115,6 @@ function compared(s: Step): Step {
   const { converted_people_url: _converted, dropped_people_url: _dropped, ...rest } = s;
   return rest;
 }
-
-const actorsAt = (projectId: number, query: Query, funnelStep: number, funnelStepBreakdown?: unknown) =>
-  funnelActors(projectId, query, { funnelStep, funnelStepBreakdown });
 
 /** `results[i]` is `buckets[i]` for every bucket given, and each bucket's persons are the ones asked. */
 async function expectBuckets(order: OrderType, projectId: number, query: Query, results: Step[][], buckets: Bucket[]) {

@@ -1,7 +1,6 @@
 import { expect } from "vitest";
-import { createProject } from "../helpers";
-import { at, captureJourneys, type Journeys, sorted } from "./analysis-helpers";
-import { funnel, funnelActors, type Query, type Step, step } from "./funnels-helpers";
+import { sorted } from "./analysis-helpers";
+import { actorsAt, funnel, FunnelEvents, type Query, series, type Step } from "./funnels-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -26,48 +25,6 @@ import { agrees, conformance, notExpressible } from "./ledger";
  * (test_basic_funnel_default_funnel_days_breakdown_event, …_breakdown_action, …_breakdown_action_materialized):
  * PostHog disables them for strict funnels; they assert nothing and are not cases here.
  */
-
-/** A timestamp as PostHog's tests give it (naive text is UTC, the team's zone), as ISO 8601. */
-const utc = (t: string) => (t.includes("T") ? t : `${t.replace(" ", "T")}Z`);
-
-/** What the tests' `_create_person` / `_create_event` calls make, in call order. */
-class Events {
-  readonly journeys: Journeys = {};
-  readonly people: Record<string, Record<string, unknown>> = {};
-  private clock = Date.now() - 3_600_000;
-
-  /** `_create_person(distinct_ids=[id], properties=…)`. */
-  person(id: string, properties?: Record<string, unknown>) {
-    this.journeys[id] ??= [];
-    if (properties) this.people[id] = properties;
-    return this;
-  }
-
-  /** `_create_event(event=…, distinct_id=id, timestamp=…, properties=…)`; no timestamp: "now", after the previous one. */
-  event(id: string, event: string, timestamp?: string, properties?: Record<string, unknown>) {
-    const time = timestamp ? utc(timestamp) : new Date((this.clock += 1000)).toISOString();
-    (this.journeys[id] ??= []).push(at(event, time, properties));
-    return this;
-  }
-
-  /** A fresh project holding the events; its id. */
-  async project() {
-    const project = await createProject();
-    await captureJourneys(project.api_token, this.journeys, this.people);
-    return project.id;
-  }
-}
-
-/** `[{"id": e, "order": i}, …]` as a FunnelsQuery's series. */
-const series = (...events: string[]) => events.map((e) => step(e));
-
-/** The persons of a step (and breakdown value), as sorted distinct ids. */
-const actorsAt = (projectId: number, query: Query, funnelStep: number, funnelStepBreakdown?: unknown) =>
-  funnelActors(
-    projectId,
-    query,
-    funnelStepBreakdown === undefined ? { funnelStep } : { funnelStep, funnelStepBreakdown },
-  );
 
 /** `assert_funnel_results_equal`: the steps equal, leaving out the people URLs (PostHog nulls them on both sides). */
 function expectSteps(actual: Step[], expected: Step[]) {
@@ -105,7 +62,7 @@ const breakdownStep = (
 conformance({ name: "PostHog strict funnel tests (test_funnel_strict.py)", version: "047c6377ea" }, () => {
   agrees("test_strict_breakdown_events_with_multiple_properties", async () => {
     // person1's "blah" between its two steps breaks the strict funnel.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("person1", "sign up", "2020-01-01 12:00:00", { $browser: "Chrome" })
       .event("person1", "blah", "2020-01-01 13:00:00", { $browser: "Chrome" })
       .event("person1", "play movie", "2020-01-01 14:00:00", { $browser: "Chrome" })
@@ -136,7 +93,7 @@ conformance({ name: "PostHog strict funnel tests (test_funnel_strict.py)", versi
   agrees("test_basic_strict_funnel", async () => {
     // PostHog then runs the query again with the AGGREGATE_BY_DISTINCT_IDS_TEAMS instance setting
     // (same expectations); edgehog has no such setting, so only the first run is replayed.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .person("stopped_after_signup1", { test: "okay" })
       .event("stopped_after_signup1", "user signed up")
       .event("stopped_after_pageview1", "$pageview")
@@ -191,7 +148,7 @@ conformance({ name: "PostHog strict funnel tests (test_funnel_strict.py)", versi
   notExpressible("test_advanced_strict_funnel", "actions");
 
   agrees("test_basic_strict_funnel_conversion_times", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("stopped_after_signup1", "user signed up", "2021-05-02 00:00:00")
       .event("stopped_after_pageview1", "user signed up", "2021-05-02 00:00:00")
       .event("stopped_after_pageview1", "$pageview", "2021-05-02 01:00:00")
@@ -225,7 +182,7 @@ conformance({ name: "PostHog strict funnel tests (test_funnel_strict.py)", versi
   );
 
   agrees("test_different_prop_val_in_strict_filter", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .person("many_other_events", { test: "okay" })
       .event("many_other_events", "first", undefined, { bd: "one" })
       .event("many_other_events", "first", undefined, { bd: "two" })
@@ -261,7 +218,7 @@ conformance({ name: "PostHog strict funnel tests (test_funnel_strict.py)", versi
   agrees("test_multiple_events_same_timestamp_doesnt_blow_up", async () => {
     // Frozen at 2024-01-10T12:01:00: every event has that timestamp. The filter has no
     // funnel_order_type, so this funnel is ordered.
-    const events = new Events();
+    const events = new FunnelEvents();
     for (let i = 0; i < 30; i++) events.event("test", "step one", "2024-01-10 12:01:00");
     events.event("test", "step two", "2024-01-10 12:01:00").event("test", "step three", "2024-01-10 12:01:00");
     const projectId = await events.project();

@@ -1,7 +1,16 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
-import { actorIdSetOf, at, captureJourneys, insightActorsOk, type Journeys } from "./analysis-helpers";
-import { funnel, funnelsQuery, funnelsResponse, type Query, step } from "./funnels-helpers";
+import { actorIdSetOf, insightActorsOk } from "./analysis-helpers";
+import {
+  exclusion,
+  funnel,
+  FunnelEvents,
+  funnelsQuery,
+  funnelsResponse,
+  type Query,
+  series,
+  step,
+} from "./funnels-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -46,60 +55,13 @@ import { agrees, conformance, notExpressible } from "./ledger";
 
 type Props = Record<string, unknown>;
 
-/** A timestamp as PostHog's tests give it (naive text is UTC), as ISO 8601. */
-const utc = (t: string) => (t.includes("T") ? t : `${t.replace(" ", "T")}Z`);
-
-/** What a test's `_create_person` / `_create_event` / `journeys_for` calls make, for `POST /batch/`. */
-class Events {
-  readonly journeys: Journeys = {};
-  readonly people: Record<string, Props> = {};
-
-  /** `_create_person(distinct_ids=[id], properties=…)`. */
-  person(id: string, properties?: Props) {
-    this.journeys[id] ??= [];
-    if (properties) this.people[id] = properties;
-    return this;
-  }
-
-  /** `_create_event(event=…, distinct_id=id, timestamp=…, properties=…)`. */
-  event(id: string, event: string, timestamp: string, properties?: Props) {
-    (this.journeys[id] ??= []).push(at(event, utc(timestamp), properties));
-    return this;
-  }
-
-  /** `journeys_for`: each id's events, `[event, timestamp, properties?]`. */
-  journeysFor(journeys: Record<string, [string, string, Props?][]>) {
-    for (const [id, events] of Object.entries(journeys))
-      for (const [event, timestamp, properties] of events) this.event(id, event, timestamp, properties);
-    return this;
-  }
-
-  /** A fresh project (in `timezone`) holding the events; its id. */
-  async project(timezone?: string) {
-    const project = await createProject(undefined, timezone);
-    await captureJourneys(project.api_token, this.journeys, this.people);
-    return project.id;
-  }
-}
-
 async function patchProject(projectId: number, body: Props) {
   const res = await call(`/api/projects/${projectId}/`, { method: "PATCH", body });
   expect(res.status, res.text).toBe(200);
 }
 
-/** `[{"id": e, "order": i}, …]` as a FunnelsQuery's series. */
-const series = (...events: string[]) => events.map((e) => step(e));
 const THREE_STEPS = series("step one", "step two", "step three");
 const TWO_STEPS = series("step one", "step two");
-
-/** An exclusion of the filter (`{"id": event, "type": "events", "funnel_from_step": from, "funnel_to_step": to}`). */
-const exclusion = (event: string, funnelFromStep: number, funnelToStep: number, extra: Props = {}) => ({
-  kind: "EventsNode",
-  event,
-  funnelFromStep,
-  funnelToStep,
-  ...extra,
-});
 
 /** A funnel trends query: `funnelsFilter` gets `funnelVizType: "trends"`. */
 const trends = (query: Query & { funnelsFilter?: Props }): Query => ({
@@ -208,7 +170,7 @@ const startingWith = (first: number[], length: number) => [...first, ...Array<nu
 /** The three browsers' journeys of the breakdown tests (`properties` on every event, or none). */
 function browserJourneys(withBrowser: boolean) {
   const p = (browser: string) => (withBrowser ? { $browser: browser } : undefined);
-  return new Events().journeysFor({
+  return new FunnelEvents().journeysFor({
     user_one: [
       ["step one", "2021-05-01 00:00:00", p("Chrome")],
       ["step two", "2021-05-03 00:00:00", p("Chrome")],
@@ -256,7 +218,7 @@ const dayQuery = (date_from: string, date_to: string, funnelsFilter: Props = {},
 
 /** `_create_sample_data`: five people, three steps (`user_four` does "step none", `user_eight` nothing). */
 const sampleData = () =>
-  new Events().journeysFor({
+  new FunnelEvents().journeysFor({
     user_one: [
       ["step one", "2021-05-01 00:00:00"],
       ["step two", "2021-05-03 00:00:00"],
@@ -322,7 +284,7 @@ async function isUdf(projectId: number, query: Query) {
 conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", version: "1b3b61d46a" }, () => {
   agrees("test_no_event_in_period", async () => {
     // "Step one" (capital S) is not the funnel's "step one".
-    const projectId = await new Events().event("user a", "Step one", "2021-06-06 21:00:00").project();
+    const projectId = await new FunnelEvents().event("user a", "Step one", "2021-06-06 21:00:00").project();
     const summary = await summarized(projectId, dayQuery("2021-06-07 00:00:00", "2021-06-13 23:59:59"));
     expectRowCount(summary, 7);
     expect(summary.days[0]).toBe("2021-06-07");
@@ -333,7 +295,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
     [1, "UTC"],
   ] as const) {
     agrees(`test_only_one_user_reached_one_step_${index}_${timezone.replace("/", "_")}`, async () => {
-      const projectId = await new Events().event("user a", "step one", "2021-06-07 19:00:00").project(timezone);
+      const projectId = await new FunnelEvents().event("user a", "step one", "2021-06-07 19:00:00").project(timezone);
       const query = dayQuery("2021-06-07 00:00:00", "2021-06-13 23:59:59");
       const days = ["07", "08", "09", "10", "11", "12", "13"].map((d) => `2021-06-${d}`);
       await expectRows(
@@ -363,7 +325,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   const oneConversionOnMayFirst = () =>
-    new Events()
+    new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -399,7 +361,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   ] as const) {
     agrees(`test_month_interval_${index}_${timezone.replace("/", "_")}`, async () => {
       // 2020-05-01 00:00 UTC is April 30th in US/Pacific.
-      const projectId = await new Events()
+      const projectId = await new FunnelEvents()
         .journeysFor({
           user_one: [
             ["step one", "2020-05-01 00:00:00"],
@@ -462,7 +424,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
     if (new Date(now + 120_000).getUTCDate() !== new Date(now).getUTCDate()) now -= 300_000;
     now -= now % 1000;
     const iso = (ms: number) => new Date(ms).toISOString();
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_eight: [
           ["step one", iso(now)],
@@ -483,7 +445,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_two_runs_by_single_user_in_one_period", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -501,7 +463,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_steps_performed_in_period_but_in_reverse", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step three", "2021-05-01 01:00:00"],
@@ -516,7 +478,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_one_person_in_multiple_periods_and_windows", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           // 1st complete run, an incomplete run, 2nd complete run.
@@ -540,7 +502,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   /** test_from_second_step's and test_to_second_step's journeys. */
   const secondStepJourneys = () =>
-    new Events()
+    new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 01:00:00"],
@@ -582,7 +544,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_one_person_in_multiple_periods_and_windows_in_unordered_funnel", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 01:00:00"],
@@ -608,7 +570,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_one_person_in_multiple_periods_and_windows_in_strict_funnel", async () => {
     // "blah" breaks a strict run.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 01:00:00"],
@@ -671,7 +633,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   agrees("test_timezones_trends", async () => {
     // Also a query snapshot (@snapshot_clickhouse_queries), a PostHog internal; the results are replayed.
     // In US/Pacific, user_two and user_three start on April 30th, user_one on May 1st.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 10:00:00"],
@@ -701,7 +663,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_trend_for_hour_based_conversion_window", async () => {
     // Frozen at 2021-05-06T23:40:59Z, no date_to: the range ends then. user_two takes 4 hours (window 3).
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 10:00:00"],
@@ -726,7 +688,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_parses_breakdown_correctly", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00", { $browser: "test''123" }],
@@ -743,7 +705,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_short_exclusions", async () => {
     // The second run's step two comes 29 s after step one (window 30 s); the first run's is excluded.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -774,7 +736,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_funnel_exclusion_no_end_event", async () => {
     // person2 and person3 are excluded (x inside the 1-day window), person1 and person4 make it.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("person1", "user signed up", "2021-05-01 01:00:00")
       .event("person1", "paid", "2021-05-01 02:00:00")
       .event("person2", "user signed up", "2021-05-01 03:00:00")
@@ -798,7 +760,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event1", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -812,7 +774,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event2", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -826,7 +788,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event3", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -840,7 +802,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_exclusion_after_goal", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -858,7 +820,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_exclusion_multiday_completion_on_first_day", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -875,7 +837,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_exclusion_multiday_completion_on_second_day", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -893,7 +855,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_exclusion_multiday_partial_first_day_exclusion_second_day", async () => {
     // A partial match followed by an exclusion is dropped.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -909,7 +871,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_exclusion_multiday_partial_first_day_open_exclusion_second_day", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -924,7 +886,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_open_exclusion_multiday", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -942,7 +904,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_excluded_completion", async () => {
     // The first exclusion comes after the window has expired; the second one inside it.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00"],
@@ -958,7 +920,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_breakdown_with_attribution", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00", { $browser: "Chrome" }],
@@ -993,7 +955,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_breakdown_with_attribution_2", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01 00:00:00", { $browser: "Chrome" }],
@@ -1035,7 +997,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
 
   agrees("test_exclusion_with_property_filter", async () => {
     // Only the exclusion events with exclude_me "true" or "yes" exclude.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_excluded: [
           ["step one", "2021-05-01 00:00:00"],
@@ -1075,7 +1037,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_funnel_with_long_interval_no_first_step", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .person("only_second_step")
       .event("only_second_step", "added to cart", "2021-05-02 00:00:00")
       .person("only_first_step")
@@ -1096,7 +1058,7 @@ conformance({ name: "PostHog funnel trends tests (test_funnel_trends.py)", versi
   });
 
   agrees("test_funnel_trends_with_out_of_order_completion", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         "user a": [
           ["step one", "2021-06-07 19:00:00"],

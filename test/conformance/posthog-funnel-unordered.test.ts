@@ -1,7 +1,18 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
-import { actorIdSetOf, at, captureJourneys, insightActorsOk, type Journeys, sorted } from "./analysis-helpers";
-import { funnel, funnelActors, funnelRefused, funnelsQuery, type Query, type Step, step } from "./funnels-helpers";
+import { actorIdSetOf, insightActorsOk, sorted } from "./analysis-helpers";
+import {
+  actorsAt,
+  exclusion,
+  funnel,
+  FunnelEvents,
+  funnelRefused,
+  funnelsQuery,
+  type Query,
+  series,
+  type Step,
+  step,
+} from "./funnels-helpers";
 import { agrees, conformance, deliberate } from "./ledger";
 
 /**
@@ -39,54 +50,12 @@ import { agrees, conformance, deliberate } from "./ledger";
  * from an hour ago (inside the default range).
  */
 
-/** A timestamp as PostHog's tests give it (naive text is UTC, the team's zone), as ISO 8601. */
-const utc = (t: string) => (t.includes("T") ? t : `${t.replace(" ", "T")}Z`);
-
-/** What the tests' `_create_person` / `_create_event` / `journeys_for` calls make, in call order. */
-class Events {
-  readonly journeys: Journeys = {};
-  private clock = Date.now() - 3_600_000;
-
-  /** `_create_event(event=…, distinct_id=id, timestamp=…, properties=…)`; no timestamp: "now", after the previous one. */
-  event(id: string, event: string, timestamp?: string, properties?: Record<string, unknown>) {
-    const time = timestamp ? utc(timestamp) : new Date((this.clock += 1000)).toISOString();
-    (this.journeys[id] ??= []).push(at(event, time, properties));
-    return this;
-  }
-
-  /** A fresh project holding the events; its id. */
-  async project() {
-    const project = await createProject();
-    await captureJourneys(project.api_token, this.journeys);
-    return project.id;
-  }
-}
-
 /** `datetime(2024, 3, 1, 10) + timedelta(days=…, hours=…)` from a UTC start, as ISO 8601. */
 const plus = (start: string, days: number, hours = 0) =>
   new Date(Date.parse(start) + (days * 24 + hours) * 3_600_000).toISOString();
 
-/** `[{"id": e, "order": i}, …]` as a FunnelsQuery's series. */
-const series = (...events: string[]) => events.map((e) => step(e));
-
-/** An exclusion of the filter (`{"id": event, "funnel_from_step": from, "funnel_to_step": to}`). */
-const exclusion = (event: string, funnelFromStep: number, funnelToStep: number) => ({
-  kind: "EventsNode",
-  event,
-  funnelFromStep,
-  funnelToStep,
-});
-
 /** An event property filter as `clean_entity_properties` makes it (`operator` defaults to exact). */
 const eventProperty = (key: string, value: unknown, operator = "exact") => ({ key, value, operator, type: "event" });
-
-/** The persons of a step (and breakdown value), as sorted distinct ids. */
-const actorsAt = (projectId: number, query: Query, funnelStep: number, funnelStepBreakdown?: unknown) =>
-  funnelActors(
-    projectId,
-    query,
-    funnelStepBreakdown === undefined ? { funnelStep } : { funnelStep, funnelStepBreakdown },
-  );
 
 /** The persons of a funnel trends query's entrance period who converted (`reached_to_step_count`'s rows). */
 async function convertedIn(projectId: number, query: Query, periodStart: string) {
@@ -123,7 +92,7 @@ const counts = (results: Step[]) => results.map((s) => s.count);
 
 /** `test_basic_unordered_funnel`'s and `test_big_multi_step_unordered_funnel`'s persons (`_create_event` at "now"). */
 function stoppedAfterEvents(big: boolean) {
-  const events = new Events().event("stopped_after_signup1", "user signed up");
+  const events = new FunnelEvents().event("stopped_after_signup1", "user signed up");
   if (big) events.event("stopped_after_pageview1", "$pageview").event("stopped_after_pageview1", "crying");
   else events.event("stopped_after_pageview1", "$pageview").event("stopped_after_pageview1", "user signed up");
   events
@@ -212,7 +181,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
 
   agrees("test_basic_unordered_funnel_conversion_times", async () => {
     // stopped_after_insightview completes the funnel twice: in 2 + 2 hours, then in 3 + 3 hours.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("stopped_after_signup1", "user signed up", "2021-05-02 00:00:00")
       .event("stopped_after_pageview1", "$pageview", "2021-05-02 00:00:00")
       .event("stopped_after_pageview1", "user signed up", "2021-05-02 01:00:00")
@@ -258,7 +227,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   });
 
   agrees("test_funnel_exclusions_full_window", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("person1", "user signed up", "2021-05-01 01:00:00")
       .event("person1", "paid", "2021-05-01 02:00:00")
       .event("person2", "user signed up", "2021-05-01 03:00:00")
@@ -283,7 +252,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   });
 
   agrees("test_unordered_exclusion_after_completion", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("person1", "user signed up", "2021-05-01 01:00:00")
       .event("person1", "paid", "2021-05-01 02:00:00")
       .event("person1", "left", "2021-05-01 03:00:00")
@@ -300,7 +269,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   });
 
   agrees("test_advanced_funnel_multiple_exclusions_between_steps", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("person1", "user signed up", "2021-05-01 01:00:00")
       .event("person1", "x", "2021-05-01 02:00:00")
       .event("person1", "$pageview", "2021-05-01 03:00:00")
@@ -353,7 +322,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
 
   agrees("test_funnel_unordered_all_events_with_properties", async () => {
     // PostHog also records `is_saved` as a Boolean property definition, as capture does for a boolean value.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("user", "user signed up")
       .event("user", "added to card", undefined, { is_saved: true })
       .project();
@@ -369,7 +338,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   });
 
   agrees("test_funnel_unordered_entity_filters", async () => {
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("user", "user signed up", undefined, { prop_a: "some value" })
       .event("user", "user signed up", undefined, { prop_b: "another value" })
       .project();
@@ -390,7 +359,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   agrees("test_funnel_window_ignores_dst_transition", async () => {
     // The conversion (March 1st 15:10 to March 15th 14:27 UTC) is inside the 14-day window, in UTC
     // and in US/Pacific, whose PST → PDT change on March 10th does not shorten the window.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("user_1", "$pageview", "2024-03-01 15:10:00")
       .event("user_1", "user signed up", "2024-03-15 14:27:00")
       .project();
@@ -413,7 +382,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
 
   deliberate("test_unordered_trend_with_partial_steps_and_exclusion", "unordered funnel exclusions", async () => {
     // user_1: step 1 → step 2 → exclusion → step 3; user_2: step 1 → step 2 → step 3.
-    const projectId = await new Events()
+    const projectId = await new FunnelEvents()
       .event("user_1", "step 1", "2024-03-01 10:00:00")
       .event("user_1", "step 2", "2024-03-01 11:00:00")
       .event("user_1", "exclusion event", "2024-03-01 12:00:00")
@@ -450,7 +419,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
     // "event 3": user_1 on all 8 days, user_2 on days 0, 2, 4, 6, user_3 on days 0 and 4, user_4 on
     // day 0, user_5 never; everyone does "event 1" and "event 2" on day 7.
     const start = "2024-03-01T10:00:00Z";
-    const events = new Events();
+    const events = new FunnelEvents();
     for (let i = 0; i < 8; i++) events.event("user_1", "event 3", plus(start, i));
     for (let i = 0; i < 8; i += 2) events.event("user_2", "event 3", plus(start, i));
     for (let i = 0; i < 8; i += 4) events.event("user_3", "event 3", plus(start, i));
@@ -488,7 +457,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   agrees("test_unordered_trend_second_step", async () => {
     // Both users do "event 3" on all 8 days and "event 1" on day 7; user_2 also "event 2" on day 7.
     const start = "2024-03-01T10:00:00Z";
-    const events = new Events();
+    const events = new FunnelEvents();
     for (const id of ["user_1", "user_2"]) {
       for (let i = 0; i < 8; i++) events.event(id, "event 3", plus(start, i));
       events.event(id, "event 1", plus(start, 7, 1));
@@ -514,7 +483,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
   agrees("test_unordered_trend_one_user", async () => {
     // user_1: "event 3" on 8 days, "event 2" on the first 4, "event 1" on the first 2.
     const start = "2024-12-01T10:00:00Z";
-    const events = new Events();
+    const events = new FunnelEvents();
     for (let i = 0; i < 8; i++) events.event("user_1", "event 3", plus(start, i));
     for (let i = 0; i < 4; i++) events.event("user_1", "event 2", plus(start, i, 1));
     for (let i = 0; i < 2; i++) events.event("user_1", "event 1", plus(start, i, 2));
@@ -539,7 +508,7 @@ conformance({ name: "PostHog unordered funnel tests (test_funnel_unordered.py)",
     // "event 3": user_1 daily for 31 days, user_2 3 days a week, user_3 2 days a week, user_4 weekly,
     // user_5 every other week; everyone does "event 1" and "event 2" on day 30.
     const start = "2024-12-01T10:00:00Z";
-    const events = new Events();
+    const events = new FunnelEvents();
     for (let i = 0; i < 31; i++) events.event("user_1", "event 3", plus(start, i));
     for (let i = 0; i < 31; i += 7)
       for (let j = 0; j < 7; j += 3) events.event("user_2", "event 3", plus(start, i + j));

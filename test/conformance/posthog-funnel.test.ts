@@ -1,8 +1,17 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
-import { at, captureJourneys, idRange, type Journeys, sorted } from "./analysis-helpers";
-import { countsOf, funnel, funnelActors, funnelRefused, type Query, type Step, step } from "./funnels-helpers";
-import { alias } from "./trends-helpers";
+import { at, captureJourneys, idRange, sorted } from "./analysis-helpers";
+import {
+  countsOf,
+  exclusion,
+  funnel,
+  funnelActors,
+  FunnelEvents,
+  funnelRefused,
+  type Query,
+  type Step,
+  step,
+} from "./funnels-helpers";
 import { agrees, conformance, deliberate, notExpressible } from "./ledger";
 
 /**
@@ -47,46 +56,6 @@ const TEST_ACCOUNT_FILTERS = [{ key: "email", value: "@posthog.com", operator: "
 /** `elements_to_string` of `_movie_event`'s elements (the only helper event of the factory a replayed case sends). */
 const MOVIE = { $elements_chain: 'a:href="/movie"nth-child="0"nth-of-type="1"' };
 
-/** What a test's `_create_person` / `_create_event` / `journeys_for` calls make, for `POST /batch/`. */
-class Events {
-  readonly journeys: Journeys = {};
-  readonly people: Record<string, Props> = {};
-  private time = Date.now() - 3_600_000;
-
-  /** The real "now" of an event created without a timestamp: one second after the previous one. */
-  now() {
-    this.time += 1000;
-    return new Date(this.time).toISOString();
-  }
-
-  /** `_create_person(distinct_ids=[id, ...others], properties=…)`. */
-  person(id: string, properties?: Props, ...others: string[]) {
-    this.journeys[id] = [...others.map(alias), ...(this.journeys[id] ?? [])];
-    if (properties) this.people[id] = properties;
-    return this;
-  }
-
-  /** `_create_event(distinct_id=id, event=event, properties=…, timestamp=…)`; no timestamp: now. */
-  event(id: string, event: string, properties?: Props, timestamp?: string) {
-    (this.journeys[id] ??= []).push(at(event, timestamp ?? this.now(), properties));
-    return this;
-  }
-
-  /** `journeys_for`: each id's events, `[event, timestamp?, properties?]`. */
-  journeysFor(journeys: Record<string, [string, string?, Props?][]>) {
-    for (const [id, events] of Object.entries(journeys))
-      for (const [event, timestamp, properties] of events) this.event(id, event, properties, timestamp);
-    return this;
-  }
-
-  /** A project (in `timezone`) holding the data. */
-  async project(timezone?: string) {
-    const project = await createProject(undefined, timezone);
-    await captureJourneys(project.api_token, this.journeys, this.people);
-    return project;
-  }
-}
-
 async function patchProject(projectId: number, body: Props) {
   const res = await call(`/api/projects/${projectId}/`, { method: "PATCH", body });
   expect(res.status, res.text).toBe(200);
@@ -109,15 +78,6 @@ const prop = (key: string, value: unknown, extra: Props = {}) => ({
 
 /** Global `properties` given as a list: `clean_global_properties` wraps them in AND of AND. */
 const group = (...values: Props[]) => ({ type: "AND", values: [{ type: "AND", values }] });
-
-/** A legacy exclusion entity (`{id, type: "events", funnel_from_step, funnel_to_step}`). */
-const exclusion = (event: string, funnelFromStep: number, funnelToStep: number, extra: Props = {}) => ({
-  kind: "EventsNode",
-  event,
-  funnelFromStep,
-  funnelToStep,
-  ...extra,
-});
 
 const range = (date_from: string, date_to?: string) => ({ date_from, ...(date_to ? { date_to } : {}) });
 /** `"date_from": "2021-05-01 00:00:00", "date_to": "2021-05-14 00:00:00"`. */
@@ -174,16 +134,16 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   notExpressible("test_funnel_with_messed_up_order", ACTIONS);
 
   agrees("test_funnel_with_any_event", async () => {
-    const e = new Events();
+    const e = new FunnelEvents();
     e.event("stopped_after_signup", "user signed up");
-    e.event("stopped_after_pay", "user signed up").event("stopped_after_pay", "$autocapture", MOVIE);
-    e.event("completed_movie", "user signed up").event("completed_movie", "$autocapture", MOVIE);
-    e.event("just_did_movie", "$autocapture", MOVIE);
-    e.event("wrong_order", "$autocapture", MOVIE);
+    e.event("stopped_after_pay", "user signed up").event("stopped_after_pay", "$autocapture", undefined, MOVIE);
+    e.event("completed_movie", "user signed up").event("completed_movie", "$autocapture", undefined, MOVIE);
+    e.event("just_did_movie", "$autocapture", undefined, MOVIE);
+    e.event("wrong_order", "$autocapture", undefined, MOVIE);
     e.event("wrong_order", "user signed up");
-    e.event("wrong_order", "$autocapture", MOVIE);
-    const project = await e.project();
-    const result = await funnel(project.id, { series: [step(null), step(null), step(null)] });
+    e.event("wrong_order", "$autocapture", undefined, MOVIE);
+    const projectId = await e.project();
+    const result = await funnel(projectId, { series: [step(null), step(null), step(null)] });
     expect(result.map((s: Step) => s.name)).toEqual([null, null, null]);
     expect(countsOf(result)).toEqual([5, 3, 1]);
   });
@@ -201,21 +161,21 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   notExpressible("test_funnel_multiple_actions", ACTIONS);
 
   agrees("test_funnel_filter_test_accounts", async () => {
-    const e = new Events().person("person1", { email: "test@posthog.com" });
+    const e = new FunnelEvents().person("person1", { email: "test@posthog.com" });
     e.event("person1", "event1").event("person2", "event1");
-    const project = await e.project();
-    await patchProject(project.id, { test_account_filters: TEST_ACCOUNT_FILTERS });
-    const results = await funnel(project.id, { series: [step("event1"), step("event1")], filterTestAccounts: true });
+    const projectId = await e.project();
+    await patchProject(projectId, { test_account_filters: TEST_ACCOUNT_FILTERS });
+    const results = await funnel(projectId, { series: [step("event1"), step("event1")], filterTestAccounts: true });
     expect(results[0].count).toBe(1);
   });
 
   agrees("test_funnel_with_entity_person_property_filters", async () => {
-    const e = new Events()
+    const e = new FunnelEvents()
       .person("person1", { email: "test@posthog.com" })
       .person("person2", { email: "another@example.com" });
     e.event("person1", "event1").event("person2", "event1").event("person3", "event1");
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       series: [
         step("event1", { properties: [{ key: "email", value: "is_set", operator: "is_set", type: "person" }] }),
         step(null),
@@ -227,11 +187,11 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   notExpressible("test_funnel_filter_by_action_with_person_properties", ACTIONS);
 
   agrees("test_basic_funnel_default_funnel_days", async () => {
-    const e = new Events();
-    e.event("user_1", "user signed up", undefined, "2020-01-02T14:00:00Z");
-    e.event("user_1", "paid", undefined, "2020-01-10T14:00:00Z");
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const e = new FunnelEvents();
+    e.event("user_1", "user signed up", "2020-01-02T14:00:00Z");
+    e.event("user_1", "paid", "2020-01-10T14:00:00Z");
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       series: [step("user signed up"), step("paid")],
       dateRange: JAN_2020,
     });
@@ -242,11 +202,11 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_basic_funnel_with_person_id_override_properties_joined_modifier_and_person_breakdown", async () => {
-    const e = new Events();
-    e.event("user_1", "user signed up", undefined, "2020-01-02T14:00:00Z");
-    e.event("user_1", "paid", undefined, "2020-01-10T14:00:00Z");
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const e = new FunnelEvents();
+    e.event("user_1", "user signed up", "2020-01-02T14:00:00Z");
+    e.event("user_1", "paid", "2020-01-10T14:00:00Z");
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       series: [step("user signed up"), step("paid")],
       dateRange: JAN_2020,
       breakdownFilter: { breakdown: "$browser", breakdown_type: "person" },
@@ -259,42 +219,42 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_basic_funnel_with_repeat_steps", async () => {
-    const e = new Events();
+    const e = new FunnelEvents();
     e.event("stopped_after_signup1", "user signed up").event("stopped_after_signup1", "user signed up");
     e.event("stopped_after_signup2", "user signed up");
-    const project = await e.project();
+    const projectId = await e.project();
     const query = { series: [step("user signed up"), step("user signed up")] };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(2);
     expect(results[1].count).toBe(1);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual([
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual([
       "stopped_after_signup1",
       "stopped_after_signup2",
     ]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
   });
 
   agrees("test_basic_funnel_with_derivative_steps", async () => {
-    const e = new Events();
-    e.event("stopped_after_signup1", "user signed up", { key: "val" });
+    const e = new FunnelEvents();
+    e.event("stopped_after_signup1", "user signed up", undefined, { key: "val" });
     e.event("stopped_after_signup1", "user signed up");
-    e.event("stopped_after_signup2", "user signed up", { key: "val" });
-    const project = await e.project();
+    e.event("stopped_after_signup2", "user signed up", undefined, { key: "val" });
+    const projectId = await e.project();
     const query = { series: [step("user signed up", { properties: [prop("key", "val")] }), step("user signed up")] };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(2);
     expect(results[1].count).toBe(1);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual([
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual([
       "stopped_after_signup1",
       "stopped_after_signup2",
     ]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
   });
 
   agrees("test_basic_funnel_with_repeat_step_updated_param", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         stopped_after_signup1: [["user signed up"], ["user signed up"]],
         stopped_after_signup2: [["user signed up"]],
@@ -302,22 +262,22 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       .project();
     const series = [step("user signed up"), step("user signed up")];
     const query = { series, funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: "day" } };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(2);
     expect(results[1].count).toBe(1);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual([
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual([
       "stopped_after_signup1",
       "stopped_after_signup2",
     ]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(["stopped_after_signup1"]);
     // Two weeks, then one hour: the same results.
-    const twoWeeks = await funnel(project.id, {
+    const twoWeeks = await funnel(projectId, {
       series,
       funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: "week" },
     });
     expect(withoutUrls(twoWeeks)).toEqual(withoutUrls(results));
-    const oneHour = await funnel(project.id, {
+    const oneHour = await funnel(projectId, {
       series,
       funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: "hour" },
     });
@@ -325,7 +285,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_advanced_funnel_with_repeat_steps", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         stopped_after_signup1: [["user signed up"]],
         stopped_after_pageview1: [["user signed up"], ["$pageview"]],
@@ -344,18 +304,18 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
     const query = {
       series: [step("user signed up"), step("$pageview"), step("$pageview"), step("$pageview"), step("$pageview")],
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[1].name).toBe("$pageview");
     expect(results[4].name).toBe("$pageview");
     expect(countsOf(results)).toEqual([5, 4, 3, 2, 1]);
     const all = ["stopped_after_signup1", ...idRange("stopped_after_pageview", 1, 5)];
     for (let n = 1; n <= 5; n++)
-      expect(await funnelActors(project.id, query, { funnelStep: n }), `step ${n}`).toEqual(sorted(all.slice(n - 1)));
+      expect(await funnelActors(projectId, query, { funnelStep: n }), `step ${n}`).toEqual(sorted(all.slice(n - 1)));
   });
 
   agrees("test_advanced_funnel_with_repeat_steps_out_of_order_events", async () => {
-    const e = new Events().person("stopped_after_signup1", undefined, "random");
+    const e = new FunnelEvents().person("stopped_after_signup1", undefined, "random");
     e.event("random", "$pageview").event("stopped_after_signup1", "user signed up");
     e.event("stopped_after_pageview1", "user signed up").event("stopped_after_pageview1", "$pageview");
     for (const event of ["$pageview", "user signed up", "blaah blaa", "$pageview"])
@@ -366,23 +326,21 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       e.event("stopped_after_pageview4", event);
     for (const event of ["$pageview", "blaah blaa", "$pageview", "$pageview", "$pageview"])
       e.event("stopped_after_pageview5", event);
-    const project = await e.project();
+    const projectId = await e.project();
     const query = {
       series: [step("user signed up"), step("$pageview"), step("$pageview"), step("$pageview"), step("$pageview")],
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[1].name).toBe("$pageview");
     expect(results[4].name).toBe("$pageview");
     expect(countsOf(results)).toEqual([5, 4, 1, 1, 1]);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual(
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual(
       sorted(["random+stopped_after_signup1", ...idRange("stopped_after_pageview", 1, 5)]),
     );
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(idRange("stopped_after_pageview", 1, 5));
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(idRange("stopped_after_pageview", 1, 5));
     for (const n of [3, 4, 5])
-      expect(await funnelActors(project.id, query, { funnelStep: n }), `step ${n}`).toEqual([
-        "stopped_after_pageview4",
-      ]);
+      expect(await funnelActors(projectId, query, { funnelStep: n }), `step ${n}`).toEqual(["stopped_after_pageview4"]);
   });
 
   notExpressible("test_funnel_with_actions", ACTIONS);
@@ -396,7 +354,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   agrees("test_funnel_with_matching_properties", async () => {
     const aloha = { $current_url: "aloha.com" };
     const aloha2 = { $current_url: "aloha2.com" };
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         stopped_after_signup1: [["user signed up"]],
         stopped_after_pageview1: [["user signed up"], ["$pageview", undefined, aloha]],
@@ -432,68 +390,48 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         step("$pageview"),
       ],
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[1].name).toBe("$pageview");
     expect(results[4].name).toBe("$pageview");
     expect(countsOf(results)).toEqual([5, 4, 3, 2, 0]);
     const all = ["stopped_after_signup1", ...idRange("stopped_after_pageview", 1, 5)];
     for (let n = 1; n <= 4; n++)
-      expect(await funnelActors(project.id, query, { funnelStep: n }), `step ${n}`).toEqual(sorted(all.slice(n - 1)));
-    expect(await funnelActors(project.id, query, { funnelStep: 5 })).toEqual([]);
+      expect(await funnelActors(projectId, query, { funnelStep: n }), `step ${n}`).toEqual(sorted(all.slice(n - 1)));
+    expect(await funnelActors(projectId, query, { funnelStep: 5 })).toEqual([]);
   });
 
   agrees("test_funnel_conversion_window", async () => {
-    const e = new Events();
+    const e = new FunnelEvents();
     for (const id of idRange("user_", 0, 10))
-      e.event(id, "step one", undefined, "2021-05-01T00:00:00Z").event(
-        id,
-        "step two",
-        undefined,
-        "2021-05-02T00:00:00Z",
-      );
+      e.event(id, "step one", "2021-05-01T00:00:00Z").event(id, "step two", "2021-05-02T00:00:00Z");
     for (const id of idRange("user_", 10, 25))
-      e.event(id, "step one", undefined, "2021-05-01T00:00:00Z").event(
-        id,
-        "step two",
-        undefined,
-        "2021-05-10T00:00:00Z",
-      );
-    const project = await e.project();
+      e.event(id, "step one", "2021-05-01T00:00:00Z").event(id, "step two", "2021-05-10T00:00:00Z");
+    const projectId = await e.project();
     const query = {
       interval: "day",
       dateRange: MAY,
       series: [step("step one"), step("step two"), step("step three")],
       funnelsFilter: { funnelWindowInterval: 7 },
     };
-    expect(countsOf(await funnel(project.id, query))).toEqual([25, 10, 0]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(sorted(idRange("user_", 0, 10)));
+    expect(countsOf(await funnel(projectId, query))).toEqual([25, 10, 0]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(sorted(idRange("user_", 0, 10)));
   });
 
   agrees("test_funnel_conversion_window_seconds", async () => {
-    const e = new Events();
+    const e = new FunnelEvents();
     for (const id of idRange("user_", 0, 10))
-      e.event(id, "step one", undefined, "2021-05-01T00:00:00Z").event(
-        id,
-        "step two",
-        undefined,
-        "2021-05-01T00:00:10Z",
-      );
+      e.event(id, "step one", "2021-05-01T00:00:00Z").event(id, "step two", "2021-05-01T00:00:10Z");
     for (const id of idRange("user_", 10, 25))
-      e.event(id, "step one", undefined, "2021-05-01T00:00:00Z").event(
-        id,
-        "step two",
-        undefined,
-        "2021-05-01T00:00:20Z",
-      );
-    const project = await e.project();
+      e.event(id, "step one", "2021-05-01T00:00:00Z").event(id, "step two", "2021-05-01T00:00:20Z");
+    const projectId = await e.project();
     const query = {
       dateRange: MAY,
       series: [step("step one"), step("step two"), step("step three")],
       funnelsFilter: { funnelWindowInterval: 15, funnelWindowIntervalUnit: "second" },
     };
-    expect(countsOf(await funnel(project.id, query))).toEqual([25, 10, 0]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(sorted(idRange("user_", 0, 10)));
+    expect(countsOf(await funnel(projectId, query))).toEqual([25, 10, 0]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(sorted(idRange("user_", 0, 10)));
   });
 
   agrees("test_funnel_exclusions_invalid_params", async () => {
@@ -514,7 +452,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_funnel_exclusion_no_end_event", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         person1: [
           ["user signed up", "2021-05-01T01:00:00Z"],
@@ -542,18 +480,18 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       series: [step("user signed up"), step("paid")],
       funnelsFilter: { funnelWindowInterval: 1, exclusions: [exclusion("x", 0, 1)] },
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results).toHaveLength(2);
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(2);
     expect(results[1].name).toBe("paid");
     expect(results[1].count).toBe(1);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual(["person1", "person4"]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(["person1"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual(["person1", "person4"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(["person1"]);
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event1", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z"],
@@ -562,14 +500,14 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, TEN_SECOND_EXCLUSION);
+    const results = await funnel(projectId, TEN_SECOND_EXCLUSION);
     expect(results).toHaveLength(2);
     expect(results[0].count).toBe(1);
     expect(results[1].count).toBe(0);
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event2", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z"],
@@ -578,14 +516,14 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, TEN_SECOND_EXCLUSION);
+    const results = await funnel(projectId, TEN_SECOND_EXCLUSION);
     expect(results).toHaveLength(2);
     expect(results[0].count).toBe(1);
     expect(results[1].count).toBe(0);
   });
 
   agrees("test_funnel_exclusion_multiple_possible_no_end_event3", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z"],
@@ -594,7 +532,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    emptyOr(await funnel(project.id, TEN_SECOND_EXCLUSION), (results) => {
+    emptyOr(await funnel(projectId, TEN_SECOND_EXCLUSION), (results) => {
       expect(results).toHaveLength(2);
       expect(results[0].count).toBe(0);
       expect(results[1].count).toBe(0);
@@ -604,7 +542,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   notExpressible("test_funnel_exclusions_with_actions", "actions (an ActionsNode exclusion)");
 
   agrees("test_funnel_exclusions_full_window", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         person1: [
           ["user signed up", "2021-05-01T01:00:00Z"],
@@ -626,19 +564,19 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       series: [step("user signed up"), step("paid")],
       funnelsFilter: { exclusions: [exclusion("x 1 name with numbers 2", 0, 1)] },
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results).toHaveLength(2);
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(2);
     expect(results[1].name).toBe("paid");
     expect(results[1].count).toBe(2);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual(["person1", "person3"]);
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(["person1", "person3"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual(["person1", "person3"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(["person1", "person3"]);
   });
 
   agrees("test_advanced_funnel_exclusions_between_steps", async () => {
     const t = (hm: string) => `2021-05-01T${hm}:00Z`;
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         // Discarded when the exclusion starts at step 0, 1 or 2 (funnel_from_step).
         person1: [
@@ -684,29 +622,29 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       [2, 3, 1, ["person3"]],
     ];
     for (const [from, to, count, persons] of cases) {
-      const results = await funnel(project.id, query(from, to));
+      const results = await funnel(projectId, query(from, to));
       expect(results[0].name, `${from}→${to}`).toBe("user signed up");
       expect(results[0].count, `${from}→${to}`).toBe(count);
       expect(results[4].count, `${from}→${to}`).toBe(count);
-      expect(await funnelActors(project.id, query(from, to), { funnelStep: 1 }), `${from}→${to}`).toEqual(persons);
+      expect(await funnelActors(projectId, query(from, to), { funnelStep: 1 }), `${from}→${to}`).toEqual(persons);
     }
-    emptyOr(await funnel(project.id, query(3, 4)), (results) => {
+    emptyOr(await funnel(projectId, query(3, 4)), (results) => {
       expect(results[0].name).toBe("user signed up");
       expect(results[0].count).toBe(0);
       expect(results[4].count).toBe(0);
     });
-    expect(await funnelActors(project.id, query(3, 4), { funnelStep: 1 })).toEqual([]);
+    expect(await funnelActors(projectId, query(3, 4), { funnelStep: 1 })).toEqual([]);
     // A bigger step window.
-    const results = await funnel(project.id, query(1, 3));
+    const results = await funnel(projectId, query(1, 3));
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(1);
     expect(results[4].count).toBe(1);
-    expect(await funnelActors(project.id, query(1, 3), { funnelStep: 1 })).toEqual(["person3"]);
+    expect(await funnelActors(projectId, query(1, 3), { funnelStep: 1 })).toEqual(["person3"]);
   });
 
   agrees("test_advanced_funnel_multiple_exclusions_between_steps", async () => {
     const t = (hm: string) => `2021-05-01T${hm}:00Z`;
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         person1: [
           ["user signed up", t("01:00")],
@@ -759,20 +697,20 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         series: FIVE_STEPS,
         funnelsFilter: { exclusions: [exclusion("x", xFrom, xTo), exclusion("y", yFrom, yTo)] },
       };
-      const results = await funnel(project.id, query);
+      const results = await funnel(projectId, query);
       expect(results[0].name, label).toBe("user signed up");
       expect(results[0].count, label).toBe(1);
       expect(results[4].count, label).toBe(1);
-      expect(await funnelActors(project.id, query, { funnelStep: 1 }), label).toEqual(["person4"]);
+      expect(await funnelActors(projectId, query, { funnelStep: 1 }), label).toEqual(["person4"]);
     }
   });
 
   agrees("test_funnel_with_denormalised_properties", async () => {
-    const e = new Events();
-    e.event("user_1", "user signed up", { test_prop: "hi" }, "2020-01-02T14:00:00Z");
-    e.event("user_1", "paid", undefined, "2020-01-10T14:00:00Z");
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const e = new FunnelEvents();
+    e.event("user_1", "user signed up", "2020-01-02T14:00:00Z", { test_prop: "hi" });
+    e.event("user_1", "paid", "2020-01-10T14:00:00Z");
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       series: [step("user signed up", { properties: [prop("test_prop", "hi")] }), step("paid")],
       dateRange: JAN_2020,
       properties: group(prop("test_prop", "hi")),
@@ -782,11 +720,11 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_same_event_same_timestamp", async () => {
-    const e = new Events();
-    for (let i = 0; i < 20; i++) e.event("test", "step one", undefined, "2024-01-10T12:01:00Z");
-    e.event("test", "step two", undefined, "2024-01-11T12:01:00Z");
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const e = new FunnelEvents();
+    for (let i = 0; i < 20; i++) e.event("test", "step one", "2024-01-10T12:01:00Z");
+    e.event("test", "step two", "2024-01-11T12:01:00Z");
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       dateRange: range("2024-01-10 00:00:00", "2024-01-12 00:00:00"),
       series: [step("step one"), step("step two")],
       funnelsFilter: { funnelVizType: "steps" },
@@ -801,7 +739,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
 
   /** The two persons of the cohort step filter tests (user_1 with an email), both converting in January 2020. */
   const cohortFilterData = () =>
-    new Events().person("user_1", { email: "n@test.com" }).journeysFor({
+    new FunnelEvents().person("user_1", { email: "n@test.com" }).journeysFor({
       user_1: [
         ["user signed up", "2020-01-02T14:00:00Z"],
         ["paid", "2020-01-10T14:00:00Z"],
@@ -819,12 +757,12 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_funnel_with_precalculated_cohort_step_filter", async () => {
-    const project = await cohortFilterData().project();
-    const cohort = await createCohort(project.id, {
+    const projectId = await cohortFilterData().project();
+    const cohort = await createCohort(projectId, {
       name: "cohort",
       groups: [{ properties: [{ key: "email", operator: "icontains", value: ".com", type: "person" }] }],
     });
-    const results = await funnel(project.id, cohortStepQuery(cohort));
+    const results = await funnel(projectId, cohortStepQuery(cohort));
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(1);
     expect(results[1].name).toBe("paid");
@@ -832,13 +770,13 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_funnel_with_static_cohort_step_filter", async () => {
-    const project = await cohortFilterData().project();
-    const cohort = await createCohort(project.id, {
+    const projectId = await cohortFilterData().project();
+    const cohort = await createCohort(projectId, {
       name: "static",
       is_static: true,
       distinct_ids: ["user_2", "rando"],
     });
-    const results = await funnel(project.id, cohortStepQuery(cohort));
+    const results = await funnel(projectId, cohortStepQuery(cohort));
     expect(results[0].name).toBe("user signed up");
     expect(results[0].count).toBe(1);
     expect(results[1].name).toBe("paid");
@@ -848,7 +786,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   agrees("test_funnel_with_property_groups", async () => {
     const aloha = { $current_url: "aloha.com" };
     const aloha2 = { $current_url: "aloha2.com" };
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .person("stopped_after_signup1", { email: "test@b.com", age: "18" })
       .person("stopped_after_pageview1", { email: "test@b.org", age: "28" })
       .person("stopped_after_pageview2", { email: "test2@b.com", age: "28" })
@@ -890,22 +828,22 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       },
     };
-    const results = await funnel(project.id, query);
+    const results = await funnel(projectId, query);
     expect(results[0].name).toBe("user signed up");
     expect(results[1].name).toBe("$pageview");
     expect(results[2].name).toBe("$pageview");
     expect(countsOf(results)).toEqual([3, 2, 1]);
-    expect(await funnelActors(project.id, query, { funnelStep: 1 })).toEqual(idRange("stopped_after_pageview", 1, 4));
-    expect(await funnelActors(project.id, query, { funnelStep: 2 })).toEqual(idRange("stopped_after_pageview", 2, 4));
-    expect(await funnelActors(project.id, query, { funnelStep: 3 })).toEqual(["stopped_after_pageview3"]);
+    expect(await funnelActors(projectId, query, { funnelStep: 1 })).toEqual(idRange("stopped_after_pageview", 1, 4));
+    expect(await funnelActors(projectId, query, { funnelStep: 2 })).toEqual(idRange("stopped_after_pageview", 2, 4));
+    expect(await funnelActors(projectId, query, { funnelStep: 3 })).toEqual(["stopped_after_pageview3"]);
   });
 
   agrees("test_timezones", async () => {
     // In US/Pacific this event is on the previous day, before the range.
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({ user_1: [["user signed up", "2020-01-01T01:00:00Z"]] })
       .project("US/Pacific");
-    const results = await funnel(project.id, { series: [step("user signed up"), step("paid")], dateRange: JAN_2020 });
+    const results = await funnel(projectId, { series: [step("user signed up"), step("paid")], dateRange: JAN_2020 });
     emptyOr(results, (steps) => {
       expect(steps[0].name).toBe("user signed up");
       expect(steps[0].count).toBe(0);
@@ -918,9 +856,11 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
 
   agrees("test_funnel_all_events_with_properties", async () => {
     // PostHog's property definition types is_saved as Boolean; the event sends a boolean.
-    const e = new Events().event("user", "user signed up").event("user", "added to cart", { is_saved: true });
-    const project = await e.project();
-    const results = await funnel(project.id, {
+    const e = new FunnelEvents()
+      .event("user", "user signed up")
+      .event("user", "added to cart", undefined, { is_saved: true });
+    const projectId = await e.project();
+    const results = await funnel(projectId, {
       series: [
         step("user signed up", { name: "user signed up" }),
         step(null, { name: "All events", properties: [prop("is_saved", ["true"])] }),
@@ -935,7 +875,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   notExpressible("test_funnel_aggregation_with_groups_with_cohort_filtering", GROUPS);
 
   agrees("test_funnel_window_ignores_dst_transition", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_1: [
           ["$pageview", "2024-03-01T15:10:00Z"],
@@ -947,8 +887,8 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
     const query = { series: [step("$pageview"), step("user signed up")], dateRange: range("2024-02-17", "2024-03-18") };
     for (const timezone of ["UTC", "US/Pacific"]) {
       // US/Pacific moves from PST to PDT on March 10th: the window is not affected.
-      if (timezone !== "UTC") await patchProject(project.id, { timezone });
-      const results = await funnel(project.id, query);
+      if (timezone !== "UTC") await patchProject(projectId, { timezone });
+      const results = await funnel(projectId, query);
       expect(results[1].name, timezone).toBe("user signed up");
       expect(results[1].count, timezone).toBe(1);
       expect(results[1].average_conversion_time, timezone).toBe(1_207_020);
@@ -959,7 +899,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   agrees("test_parses_breakdowns_correctly", async () => {
     // journeys_for writes events with raw SQL, so the test's `test''123` is stored as `test'123`.
     const medium = { utm_medium: "test'123" };
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_1: [
           ["$pageview", "2024-03-22T13:46:00Z", medium],
@@ -967,7 +907,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, {
+    const results = await funnel(projectId, {
       series: [step("$pageview"), step("$pageview")],
       dateRange: MARCH_22,
       breakdownFilter: { breakdown: "utm_medium" },
@@ -983,7 +923,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
 
   agrees("test_funnel_parses_event_names_correctly", async () => {
     // As above, the test's `test''1` and `test''2` are stored as `test'1` and `test'2`.
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_1: [
           ["test'1", "2024-03-22T13:46:00Z"],
@@ -991,13 +931,13 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, { series: [step("test'1"), step(null)], dateRange: MARCH_22 });
+    const results = await funnel(projectId, { series: [step("test'1"), step(null)], dateRange: MARCH_22 });
     expect(results[0].count).toBe(1);
   });
 
   agrees("test_time_to_convert_funnel_ignores_breakdown", async () => {
     const t = (hm: string) => `2024-03-22T${hm}:00Z`;
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .person("user_1", { userRole: "admin" })
       .person("user_2", { userRole: "user" })
       .person("user_3", { userRole: "user" })
@@ -1018,7 +958,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const result = await funnel(project.id, {
+    const result = await funnel(projectId, {
       series: [step("a"), step("b")],
       dateRange: MARCH_22,
       breakdownFilter: { breakdown: "userRoles", breakdown_type: "person" },
@@ -1033,7 +973,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_first_time_for_user_funnel_basic", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_1: [
           ["$pageview", "2024-03-22T13:46:00Z"],
@@ -1042,26 +982,26 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       })
       .project();
     const first = step("$pageview", { math: "first_time_for_user" });
-    let results = await funnel(project.id, { series: [first, step("$pageview")], dateRange: MARCH_22 });
+    let results = await funnel(projectId, { series: [first, step("$pageview")], dateRange: MARCH_22 });
     expect(countsOf(results)).toEqual([1, 1]);
-    results = await funnel(project.id, { series: [first, first], dateRange: MARCH_22 });
+    results = await funnel(projectId, { series: [first, first], dateRange: MARCH_22 });
     expect(countsOf(results)).toEqual([1, 0]);
   });
 
   notExpressible("test_first_time_for_user_funnel_with_actions", ACTIONS);
 
   agrees("test_multiple_events_same_timestamp_exclusions", async () => {
-    const e = new Events().event("test", "step zero", undefined, "2024-01-10T12:00:00Z");
-    for (let i = 0; i < 30; i++) e.event("test", "step one", undefined, "2024-01-10T12:01:00Z");
-    e.event("test", "exclusion", undefined, "2024-01-10T12:01:00Z");
-    e.event("test", "step two", undefined, "2024-01-10T12:01:00Z");
-    e.event("test", "step three", undefined, "2024-01-10T12:02:00Z");
-    const project = await e.project();
+    const e = new FunnelEvents().event("test", "step zero", "2024-01-10T12:00:00Z");
+    for (let i = 0; i < 30; i++) e.event("test", "step one", "2024-01-10T12:01:00Z");
+    e.event("test", "exclusion", "2024-01-10T12:01:00Z");
+    e.event("test", "step two", "2024-01-10T12:01:00Z");
+    e.event("test", "step three", "2024-01-10T12:02:00Z");
+    const projectId = await e.project();
     for (const [from, to] of [
       [0, 1],
       [1, 2],
     ]) {
-      const results = await funnel(project.id, {
+      const results = await funnel(projectId, {
         dateRange: range("2024-01-10 00:00:00", "2024-01-12 00:00:00"),
         series: [step("step zero"), step("step one"), step("step two"), step("step three")],
         funnelsFilter: { funnelVizType: "steps", exclusions: [exclusion("exclusion", from, to)] },
@@ -1073,7 +1013,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
 
   agrees("test_first_time_for_user_funnel_filters", async () => {
     const chrome = { $browser: "Chrome" };
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_1: [
           ["$pageview", "2024-03-22T13:46:00Z", chrome],
@@ -1081,12 +1021,12 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    let results = await funnel(project.id, {
+    let results = await funnel(projectId, {
       series: [step("$pageview"), step("$pageview", { math: "first_time_for_user" })],
       dateRange: MARCH_22,
     });
     expect(countsOf(results)).toEqual([1, 0]);
-    results = await funnel(project.id, {
+    results = await funnel(projectId, {
       series: [
         step("$pageview", { properties: [prop("$browser", "Chrome")], math: "first_time_for_user" }),
         step("$pageview"),
@@ -1097,7 +1037,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_first_time_for_user_funnel_multiple_ids", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .person("user_1", undefined, "anon_1")
       .person("anon_2", undefined, "user_2")
       .journeysFor({
@@ -1112,14 +1052,12 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       })
       .project();
     const series = [step("$pageview", { math: "first_time_for_user" }), step("$pageview")];
-    expect(countsOf(await funnel(project.id, { series, dateRange: MARCH_22 }))).toEqual([2, 1]);
-    expect(countsOf(await funnel(project.id, { series, dateRange: range("2023-03-22", "2024-03-22") }))).toEqual([
-      3, 1,
-    ]);
+    expect(countsOf(await funnel(projectId, { series, dateRange: MARCH_22 }))).toEqual([2, 1]);
+    expect(countsOf(await funnel(projectId, { series, dateRange: range("2023-03-22", "2024-03-22") }))).toEqual([3, 1]);
   });
 
   agrees("test_first_time_for_user_funnel_person_properties", async () => {
-    const project = await new Events()
+    const project = await new FunnelEvents()
       .person("user_1", { email: "test@test.com" })
       .person("user_2", { email: "bonjonjovi@gmail.com" })
       .journeysFor({
@@ -1130,7 +1068,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
         user_2: [["event1", "2024-03-22T14:00:00Z"]],
       })
-      .project();
+      .projectWithToken();
     const query = (math: string, date_from: string) => ({
       series: [step("event1", { math, properties: [prop("property", "woah")] }), step("event2")],
       dateRange: range(date_from, "2024-03-24"),
@@ -1148,7 +1086,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   deliberate("test_funnel_personless_events_are_supported", "FunnelsQuery", async () => {
     const userId = crypto.randomUUID();
     const personless = { $process_person_profile: false };
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         [userId]: [
           ["$pageview", "2024-03-22T13:00:00Z", personless],
@@ -1156,13 +1094,13 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, { series: [step("$pageview"), step("sign up")], dateRange: MARCH_22 });
+    const results = await funnel(projectId, { series: [step("$pageview"), step("sign up")], dateRange: MARCH_22 });
     // Only events with a person count (PostHog: 1 and 1, under the events' derived person id).
     expect(results).toEqual([]);
   });
 
   agrees("test_short_exclusions", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z"],
@@ -1173,7 +1111,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    const results = await funnel(project.id, {
+    const results = await funnel(projectId, {
       ...TEN_SECOND_EXCLUSION,
       funnelsFilter: { ...(TEN_SECOND_EXCLUSION.funnelsFilter as Query), funnelWindowInterval: 30 },
     });
@@ -1182,7 +1120,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_excluded_completion", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z"],
@@ -1194,7 +1132,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         ],
       })
       .project();
-    emptyOr(await funnel(project.id, TEN_SECOND_EXCLUSION), (results) => {
+    emptyOr(await funnel(projectId, TEN_SECOND_EXCLUSION), (results) => {
       expect(results[0].count).toBe(0);
       expect(results[1].count).toBe(0);
     });
@@ -1206,7 +1144,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       ["exclusion", "2021-05-01T00:00:01Z", { exclude_me: value }],
       ["step two", "2021-05-01T00:00:02Z"],
     ];
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_excluded: excluded("true"),
         user_excluded_also: excluded("yes"),
@@ -1214,7 +1152,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
         user_included: excluded("false"),
       })
       .project();
-    const results = await funnel(project.id, {
+    const results = await funnel(projectId, {
       dateRange: range("2021-05-01 00:00:00", "2021-05-01 23:59:59"),
       interval: "day",
       series: [step("step one", { name: "step one" }), step("step two", { name: "step two" })],
@@ -1233,7 +1171,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
   });
 
   agrees("test_breakdown_step_attributions", async () => {
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({
         user_one: [
           ["step one", "2021-05-01T00:00:00Z", { $browser: "Chrome" }],
@@ -1256,10 +1194,10 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
     });
     // The test's `assert [x["count"] == 1 for x in result]` and `assert [x["breakdown"] == ["Chrome"] …]`
     // assert a non-empty list, which always holds: only the lengths and the `== [1, 1, 1]` are asserted.
-    let results = await funnel(project.id, query({}));
+    let results = await funnel(projectId, query({}));
     expect(results).toHaveLength(1);
     expect(results[0]).toHaveLength(3);
-    results = await funnel(project.id, query({ breakdownAttributionType: "all_events" }));
+    results = await funnel(projectId, query({ breakdownAttributionType: "all_events" }));
     expect(results).toHaveLength(1);
     expect(countsOf(results[0])).toEqual([1, 1, 1]);
     for (const [value, values] of [
@@ -1267,7 +1205,7 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
       [1, 2],
       [2, 1],
     ]) {
-      results = await funnel(project.id, query({ breakdownAttributionType: "step", breakdownAttributionValue: value }));
+      results = await funnel(projectId, query({ breakdownAttributionType: "step", breakdownAttributionValue: value }));
       expect(results, `step ${value}`).toHaveLength(values);
       for (const steps of results) expect(countsOf(steps), `step ${value}`).toEqual([1, 1, 1]);
     }
@@ -1275,10 +1213,10 @@ conformance({ name: "PostHog funnel tests (test_funnel.py)", version: "2cbf12a1e
 
   agrees("test_funnel_with_long_interval_no_first_step", async () => {
     // Only the second step.
-    const project = await new Events()
+    const projectId = await new FunnelEvents()
       .journeysFor({ only_second_step: [["added to cart", "2021-05-02T00:00:00Z"]] })
       .project();
-    const results = await funnel(project.id, {
+    const results = await funnel(projectId, {
       dateRange: range("2021-05-01 00:00:00", "2021-05-08 23:59:59"),
       series: [step("user signed up"), step("added to cart")],
       funnelsFilter: { funnelWindowInterval: 3122064000, funnelWindowIntervalUnit: "second" },
