@@ -2,10 +2,11 @@
 // persons, each beside the same view on D1 over 1M events / 50k persons, in the same run, each through
 // `wrangler dev`. Usage:
 //
-//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends|lifecycle-stickiness|retention]
+//   node bench/analysis-clickhouse.mjs [--events 10000000] [--persons 500000] [--d1-events 1000000] [--d1-persons 50000] [--runs 5] [--views analysis|trends|lifecycle-stickiness|retention|funnels]
 //
 // `--views trends` times TrendsQuery insights through POST /query/ instead of the persons drill-downs;
-// `--views lifecycle-stickiness` LifecycleQuery and StickinessQuery insights; `--views retention` RetentionQuery.
+// `--views lifecycle-stickiness` LifecycleQuery and StickinessQuery insights; `--views retention` RetentionQuery;
+// `--views funnels` FunnelsQuery (steps ordered, by `$browser`, strict, unordered; time to convert).
 //
 // Needs `npm run clickhouse:install`: starts local-clickhouse (chdb) on a free port over a temporary
 // directory, or uses CLICKHOUSE_URL if set (a database of its own, dropped after). The ClickHouse
@@ -22,6 +23,7 @@ import { ROOT, startWorker } from "../scripts/lib/local-worker.mjs";
 import {
   ANALYSIS_VIEWS,
   analysisPersons,
+  FUNNEL_VIEWS,
   LIFECYCLE_STICKINESS_VIEWS,
   RETENTION_VIEWS,
   personsSql,
@@ -48,6 +50,7 @@ const VIEW_SETS = {
   trends: TRENDS_VIEWS,
   "lifecycle-stickiness": LIFECYCLE_STICKINESS_VIEWS,
   retention: RETENTION_VIEWS,
+  funnels: FUNNEL_VIEWS,
 };
 const VIEWS = VIEW_SETS[args.views];
 if (!VIEWS) throw new Error(`--views must be one of ${Object.keys(VIEW_SETS).join(", ")}, not ${args.views}`);

@@ -214,12 +214,45 @@ export const RETENTION_VIEWS = [
   ],
 ];
 
+const funnelsQuery = (filter = {}, extra = {}) => ({
+  query: {
+    kind: "FunnelsQuery",
+    series: FUNNEL.slice(0, 3).map((event) => ({ kind: "EventsNode", event })),
+    dateRange: { date_from: "2024-03-01", date_to: "2024-03-30" },
+    funnelsFilter: { funnelVizType: "steps", funnelOrderType: "ordered", ...filter },
+    ...extra,
+  },
+});
+
+/** FunnelsQuery insights (POST /query/), product_viewed → added_to_cart → checkout_started, over project 1 of this data set. */
+export const FUNNEL_VIEWS = [
+  ["funnel 3 steps ordered", "/api/environments/1/query/", funnelsQuery()],
+  [
+    "funnel 3 steps ordered by $browser (limit 10)",
+    "/api/environments/1/query/",
+    funnelsQuery({}, { breakdownFilter: { breakdown: "$browser", breakdown_type: "event", breakdown_limit: 10 } }),
+  ],
+  ["funnel 3 steps strict", "/api/environments/1/query/", funnelsQuery({ funnelOrderType: "strict" })],
+  ["funnel 3 steps unordered", "/api/environments/1/query/", funnelsQuery({ funnelOrderType: "unordered" })],
+  [
+    "funnel 3 steps ordered, time to convert",
+    "/api/environments/1/query/",
+    funnelsQuery({ funnelVizType: "time_to_convert" }),
+  ],
+];
+
 /**
  * A response in a few words: a drill-down's persons on the page, whether it is full, correlation
- * rows; an insight's series and their total.
+ * rows; an insight's series and their total; a funnel's persons per step (summed over breakdown
+ * values) or its time-to-convert bins.
  */
 export const summarize = (body) => {
+  const bins = body.results?.bins;
+  if (bins) return `${bins.length} bins, ${bins.reduce((n, [, persons]) => n + persons, 0)} persons`;
   if (!body.results?.length) return "";
+  const funnels = Array.isArray(body.results[0]) ? body.results : "action_id" in body.results[0] && [body.results];
+  if (funnels)
+    return `${funnels.length > 1 ? `${funnels.length} values, ` : ""}${funnels[0].map((_, i) => funnels.reduce((n, steps) => n + steps[i].count, 0)).join(" → ")} persons`;
   if (body.results[0].data)
     return `${body.results.length} series, total ${body.results.reduce((n, s) => n + s.count, 0)}`;
   if (body.results[0].values)
