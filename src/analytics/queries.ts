@@ -145,25 +145,23 @@ export interface FunnelStepsRow {
 
 /**
  * The seconds from step `fromStep` to step `toStep` (0-based) of each person who reached `toStep`
- * (PostHog's time to convert): their count, rounded bounds (floor of the least, ceiling of the
- * greatest), mean and median; with `bins`, the persons in each of `bins.count + 1` bins of `bins.width`
- * seconds from `bins.min` (the last holding only times exactly at its start).
+ * (PostHog's time to convert), binned as PostHog bins them: `binCount` bins (1 to 90; without it, the
+ * cube root of the persons rounded up, 1 to 60) from the floor of the least time, each as wide as the
+ * span to the ceiling of the greatest divided by the count, rounded up (60 s when that is 0), plus one
+ * more bin, which only a time exactly at its start reaches.
  */
 export interface FunnelConversionQuery {
   funnel: FunnelSpec;
   fromStep: number;
   toStep: number;
-  bins?: { min: number; width: number; count: number };
+  binCount?: number;
 }
 
 export interface FunnelConversionTimes {
-  persons: number;
-  min: number;
-  max: number;
   averageSeconds: number | null;
   medianSeconds: number | null;
-  /** With `bins`: persons per bin. */
-  histogram?: number[];
+  /** `[bin start in seconds, persons]`, in order. */
+  bins: [number, number][];
 }
 
 /**

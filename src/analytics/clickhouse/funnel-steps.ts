@@ -68,7 +68,7 @@ export async function funnelStepsOnClickHouse(
   }));
 }
 
-/** The seconds from step `fromStep` to `toStep` of the persons who reached `toStep`, as on D1. */
+/** The binned seconds from step `fromStep` to `toStep` of the persons who reached `toStep`, as on D1, in one statement. */
 export async function funnelConversionTimesOnClickHouse(
   client: ClickHouseClient,
   query: FunnelConversionQuery,
@@ -78,31 +78,32 @@ export async function funnelConversionTimesOnClickHouse(
   const source = funnelSql({ ...query.funnel, cohorts }, params);
   const value = seconds(`times[${query.fromStep + 1}]`, `times[${query.toStep + 1}]`);
   const times = `SELECT ${value} AS value FROM ${source} WHERE steps >= ${query.toStep + 1}`;
-  const bin = query.bins
-    ? `, groupArray(toInt64(floor((value - ${params.bind(query.bins.min, "Float64")}) / ${params.bind(query.bins.width, "Float64")}))) AS bin`
-    : "";
+  // The least k (1 to 60) with k³ ≥ the persons: the cube root rounded up, without floating point.
+  const count =
+    query.binCount !== undefined
+      ? params.bind(query.binCount, "Int64")
+      : "toInt64(if(arrayFirst(k -> k * k * k >= n, range(1, 61)) = 0, 60, arrayFirst(k -> k * k * k >= n, range(1, 61))))";
   const summary =
-    `SELECT count() AS persons, min(value) AS least, max(value) AS greatest, avg(value) AS average,` +
-    ` quantileExactInclusive(0.5)(value) AS median${bin} FROM (${times})`;
-  const sql = query.bins
-    ? `SELECT *, arrayMap(b -> countEqual(bin, b), range(0, ${params.bind(query.bins.count + 1, "UInt64")})) AS histogram FROM (${summary})`
-    : summary;
+    `SELECT count() AS n, if(n = 0, 0, toInt64(floor(min(value)))) AS lo, if(n = 0, 0, toInt64(ceil(max(value)))) AS hi,` +
+    ` avg(value) AS average, quantileExactInclusive(0.5)(value) AS median, groupArray(value) AS vs FROM (${times})`;
+  const sql =
+    `SELECT lo, width, k, average, median, arrayMap(b -> countEqual(idx, b), range(0, k + 1)) AS persons FROM (` +
+    ` SELECT *, arrayMap(v -> toInt64(floor((v - lo) / width)), vs) AS idx FROM (` +
+    ` SELECT *, if(intDiv(hi - lo + k - 1, k) > 0, intDiv(hi - lo + k - 1, k), 60) AS width FROM (` +
+    ` SELECT *, ${count} AS k FROM (${summary}))))`;
   const [row] = await analysisRows<{
-    persons: number;
-    least: number;
-    greatest: number;
+    lo: number;
+    width: number;
+    k: number;
     average: unknown;
     median: unknown;
-    histogram?: number[];
+    persons: number[];
   }>(client, sql, params);
-  const persons = Number(row.persons);
+  const [lo, width] = [Number(row.lo), Number(row.width)];
   return {
-    persons,
-    min: persons ? Math.floor(Number(row.least)) : 0,
-    max: persons ? Math.ceil(Number(row.greatest)) : 0,
-    averageSeconds: persons ? finite(row.average) : null,
-    medianSeconds: persons ? finite(row.median) : null,
-    ...(row.histogram ? { histogram: row.histogram.map(Number) } : {}),
+    averageSeconds: finite(row.average),
+    medianSeconds: finite(row.median),
+    bins: row.persons.map((n, i) => [lo + i * width, Number(n)]),
   };
 }
 

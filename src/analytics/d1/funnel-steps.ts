@@ -86,46 +86,49 @@ export async function funnelSteps(
   return [...byValue.values()].sort((a, b) => a.rank - b.rank).map(({ rank: _, ...row }) => row);
 }
 
-/** The seconds from step `fromStep` to `toStep` of the persons who reached `toStep` (FunnelConversionQuery). */
+/**
+ * The binned seconds from step `fromStep` to `toStep` of the persons who reached `toStep`
+ * (FunnelConversionQuery), in one statement: the bounds, the bin count (the least k with k³ ≥ the
+ * persons, the cube root rounded up without floating point) and width, then the persons per bin.
+ */
 export async function funnelConversionTimes(
   d1: D1Client,
   query: FunnelConversionQuery,
   cohorts: CohortSql,
 ): Promise<FunnelConversionTimes> {
-  // The persons' times, after the funnel's common table expressions (the steps are inlined integers).
-  const withTimes = (params: Params) => `${funnelCtes({ ...query.funnel, cohorts }, params)},
-    times AS MATERIALIZED (SELECT ${seconds(`t${query.fromStep + 1}`, `t${query.toStep + 1}`)} AS value
-      FROM funnel WHERE steps >= ${query.toStep + 1})`;
   const params = new Params();
-  const sql = `${withTimes(params)}
-    SELECT count(*) AS persons, min(value) AS least, max(value) AS greatest, avg(value) AS average,
-      (SELECT value FROM (${medians("(SELECT 1 AS one, value FROM times)", "one")})) AS median
-    FROM times`;
-  const [summary] = await runAll<{
-    persons: number;
-    least: number | null;
-    greatest: number | null;
-    average: number | null;
-    median: number | null;
-  }>(d1, sql, params);
-  const answer: FunnelConversionTimes = {
-    persons: summary.persons,
-    min: Math.floor(summary.least ?? 0),
-    max: Math.ceil(summary.greatest ?? 0),
-    averageSeconds: summary.average,
-    medianSeconds: summary.median,
+  const count =
+    query.binCount !== undefined
+      ? params.bind(query.binCount)
+      : `coalesce((SELECT min(value) FROM json_each(${params.bind(JSON.stringify(AUTO_BIN_COUNTS))}) WHERE value * value * value >= n), ${AUTO_BIN_COUNTS.length})`;
+  const sql = `${funnelCtes({ ...query.funnel, cohorts }, params)},
+    times AS MATERIALIZED (SELECT ${seconds(`t${query.fromStep + 1}`, `t${query.toStep + 1}`)} AS value
+      FROM funnel WHERE steps >= ${query.toStep + 1}),
+    bounds AS (SELECT count(*) AS n, coalesce(CAST(min(value) AS INTEGER), 0) AS lo,
+      coalesce(CAST(max(value) AS INTEGER) + (max(value) > CAST(max(value) AS INTEGER)), 0) AS hi, avg(value) AS average FROM times),
+    sized AS (SELECT *, CAST(${count} AS INTEGER) AS k FROM bounds),
+    binning AS (SELECT *, CASE WHEN (hi - lo + k - 1) / k > 0 THEN (hi - lo + k - 1) / k ELSE 60 END AS width FROM sized)
+    SELECT 'summary' AS kind, lo AS a, width AS b, k AS c, average AS d,
+      (SELECT value FROM (${medians("(SELECT 1 AS one, value FROM times)", "one")})) AS e
+    FROM binning
+    UNION ALL
+    SELECT 'bin', CAST((t.value - g.lo) / g.width AS INTEGER), count(*), NULL, NULL, NULL FROM times t, binning g GROUP BY 2`;
+  const rows = await runAll<{ kind: string; a: number; b: number; c: number; d: number | null; e: number | null }>(
+    d1,
+    sql,
+    params,
+  );
+  const summary = rows.find((r) => r.kind === "summary")!;
+  const persons = new Map(rows.filter((r) => r.kind === "bin").map((r) => [r.a, r.b]));
+  return {
+    averageSeconds: summary.d,
+    medianSeconds: summary.e,
+    bins: Array.from({ length: summary.c + 1 }, (_, i) => [summary.a + i * summary.b, persons.get(i) ?? 0]),
   };
-  if (!query.bins) return answer;
-  const { min, width, count } = query.bins;
-  const histogramParams = new Params();
-  const histogramSql = `${withTimes(histogramParams)}
-    SELECT CAST((value - ${histogramParams.bind(min)}) / ${histogramParams.bind(width)} AS INTEGER) AS bin, count(*) AS persons
-    FROM times GROUP BY bin`;
-  const histogram = new Array<number>(count + 1).fill(0);
-  for (const row of await runAll<{ bin: number; persons: number }>(d1, histogramSql, histogramParams))
-    if (row.bin >= 0 && row.bin <= count) histogram[row.bin] += row.persons;
-  return { ...answer, histogram };
 }
+
+/** The automatic bin counts: 1 to 60, the least whose cube reaches the number of persons. */
+const AUTO_BIN_COUNTS = Array.from({ length: 60 }, (_, i) => i + 1);
 
 /** Funnel trends (FunnelTrendsQuery): per entrance period, the persons who entered and who converted. */
 export async function funnelTrends(

@@ -221,30 +221,25 @@ function stepsOf(query: FunnelsQuery, row: FunnelStepsRow): FunnelStepResult[] {
   }));
 }
 
-/** PostHog's time to convert: the persons' times from one step to another, binned. */
+/** PostHog's time to convert: the persons' times from one step to another, binned (a requested count kept to 1–90). */
 async function timeToConvert(
   ctx: InsightContext,
   query: FunnelsQuery,
   funnel: FunnelSpec,
 ): Promise<FunnelTimeToConvert> {
   const { from, to } = conversionSteps(query);
-  const summary = await ctx.store.funnelConversionTimes({ funnel, fromStep: from, toStep: to });
   const requested = query.funnelsFilter?.binCount;
-  // A requested count is kept between 1 and 90; else the cube root of the persons, between 1 and 60.
-  const count =
-    requested !== null && requested !== undefined
-      ? Math.min(90, Math.max(1, requested))
-      : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(summary.persons))));
-  const raw = Math.ceil((summary.max - summary.min) / count);
-  const width = raw > 0 ? raw : 60;
-  const bins = { min: summary.min, width, count };
-  const { histogram } = summary.persons
-    ? await ctx.store.funnelConversionTimes({ funnel, fromStep: from, toStep: to, bins })
-    : { histogram: undefined };
+  const binCount = requested === null || requested === undefined ? undefined : Math.min(90, Math.max(1, requested));
+  const answer = await ctx.store.funnelConversionTimes({
+    funnel,
+    fromStep: from,
+    toStep: to,
+    ...(binCount !== undefined ? { binCount } : {}),
+  });
   return {
-    bins: Array.from({ length: count + 1 }, (_, i) => [Math.round(summary.min + i * width), histogram?.[i] ?? 0]),
-    average_conversion_time: summary.averageSeconds,
-    median_conversion_time: summary.medianSeconds,
+    bins: answer.bins,
+    average_conversion_time: answer.averageSeconds,
+    median_conversion_time: answer.medianSeconds,
   };
 }
 
