@@ -104,26 +104,28 @@ export async function funnelConversionTimes(
   const sql = `${funnelCtes({ ...query.funnel, cohorts }, params)},
     times AS MATERIALIZED (SELECT ${seconds(`t${query.fromStep + 1}`, `t${query.toStep + 1}`)} AS value
       FROM funnel WHERE steps >= ${query.toStep + 1}),
-    bounds AS (SELECT count(*) AS n, coalesce(CAST(min(value) AS INTEGER), 0) AS lo,
+    bounds AS MATERIALIZED (SELECT count(*) AS n, coalesce(CAST(min(value) AS INTEGER), 0) AS lo,
       coalesce(CAST(max(value) AS INTEGER) + (max(value) > CAST(max(value) AS INTEGER)), 0) AS hi, avg(value) AS average FROM times),
     sized AS (SELECT *, CAST(${count} AS INTEGER) AS k FROM bounds),
-    binning AS (SELECT *, CASE WHEN (hi - lo + k - 1) / k > 0 THEN (hi - lo + k - 1) / k ELSE 60 END AS width FROM sized)
-    SELECT 'summary' AS kind, lo AS a, width AS b, k AS c, average AS d,
-      (SELECT value FROM (${medians("(SELECT 1 AS one, value FROM times)", "one")})) AS e
-    FROM binning
-    UNION ALL
-    SELECT 'bin', CAST((t.value - g.lo) / g.width AS INTEGER), count(*), NULL, NULL, NULL FROM times t, binning g GROUP BY 2`;
-  const rows = await runAll<{ kind: string; a: number; b: number; c: number; d: number | null; e: number | null }>(
-    d1,
-    sql,
-    params,
-  );
-  const summary = rows.find((r) => r.kind === "summary")!;
-  const persons = new Map(rows.filter((r) => r.kind === "bin").map((r) => [r.a, r.b]));
+    binning AS MATERIALIZED (SELECT *, CASE WHEN (hi - lo + k - 1) / k > 0 THEN (hi - lo + k - 1) / k ELSE 60 END AS width FROM sized)
+    SELECT lo, width, k, average,
+      (SELECT value FROM (${medians("(SELECT 1 AS one, value FROM times)", "one")})) AS median,
+      (SELECT json_group_array(json_array(bin, persons)) FROM (
+        SELECT CAST((t.value - g.lo) / g.width AS INTEGER) AS bin, count(*) AS persons FROM times t GROUP BY bin)) AS bins
+    FROM binning g`;
+  const [summary] = await runAll<{
+    lo: number;
+    width: number;
+    k: number;
+    average: number | null;
+    median: number | null;
+    bins: string;
+  }>(d1, sql, params);
+  const persons = new Map(JSON.parse(summary.bins) as [number, number][]);
   return {
-    averageSeconds: summary.d,
-    medianSeconds: summary.e,
-    bins: Array.from({ length: summary.c + 1 }, (_, i) => [summary.a + i * summary.b, persons.get(i) ?? 0]),
+    averageSeconds: summary.average,
+    medianSeconds: summary.median,
+    bins: Array.from({ length: summary.k + 1 }, (_, i) => [summary.lo + i * summary.width, persons.get(i) ?? 0]),
   };
 }
 
