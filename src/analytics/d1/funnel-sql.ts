@@ -65,10 +65,12 @@ function eventValue(bd: FunnelBreakdown, column: string, paths: string[]): strin
 }
 
 /**
- * The per-person funnel, as SQL common table expressions ending in `funnel(pid, steps, t1..tn,
- * tfinal, dl, bd)`: the steps a person reached at their best attempt, that attempt's step times
- * (NULL past the steps reached), its final step's time (NULL unless converted), the end of its
- * conversion window and the person's breakdown value.
+ * The per-person funnel, as SQL common table expressions ending in `funnel(pid, period, steps,
+ * t1..tn, tfinal, dl, bd)`: the steps a person reached at their best attempt, that attempt's step
+ * times (NULL past the steps reached), its final step's time (NULL unless converted), the end of its
+ * conversion window and the person's breakdown value. With all_events or step attribution a person
+ * has a row per value; with `options.periodStarts` (funnel trends) a row per entrance period
+ * (`period`, the index of the period of the attempt's first step; NULL otherwise).
  *
  * Each step-1 event in the date range starts an attempt. Later steps are found with correlated
  * lookups on events_project_person_timestamp_idx (one index seek per attempt and step), so the
