@@ -1,4 +1,5 @@
-import { breakdownValueTexts, type FunnelActorsQuery, type RowWindow } from "../../analytics/queries";
+import { breakdownValueTexts } from "../../analytics/breakdown-value";
+import type { FunnelActorsQuery, RowWindow } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
 import type { InsightContext } from "../context";
 import { clockOf, parseInstant } from "../../lib/time/date-range";

@@ -6,8 +6,8 @@ import {
   FUNNEL_WINDOW_UNITS,
   type FunnelWindowUnit,
   MAX_FUNNEL_STEPS,
-  breakdownValueTexts,
 } from "../../analytics/queries";
+import { breakdownValueTexts } from "../../analytics/breakdown-value";
 import { type AnalysisContext, requestedRange } from "./context";
 import { globalFilters, type Input, int, json, jsonOrText, oneOf, parseEvents, str } from "./params";
 import { iso } from "../../lib/time/iso";
