@@ -77,6 +77,9 @@ const BreakdownType = z.enum(["event", "person"], {
   message: "breakdown_type must be event or person (cohort, group, session and HogQL breakdowns are not supported).",
 });
 
+/** PostHog's breakdown_limit when none is given (get_breakdown_limit_for_context, the default context). */
+export const DEFAULT_BREAKDOWN_LIMIT = 25;
+
 export const BreakdownFilter = z
   .object({
     breakdown: z

@@ -14,6 +14,7 @@ import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
 import { type InsightRange, queryRange } from "../date-range";
 import { bucketDay, bucketLabel, resolvedDateRange } from "../labels";
+import { DEFAULT_BREAKDOWN_LIMIT } from "../schema";
 import type {
   FunnelsQuery,
   FunnelStepResultSchema,
@@ -42,7 +43,6 @@ export interface FunnelsResponse {
 const DEFAULT_WINDOW_DAYS = 14;
 /** Longer windows change nothing for real data, and keep every engine's time arithmetic in range. */
 const MAX_WINDOW_SECONDS = 100 * 365 * 86_400;
-const DEFAULT_BREAKDOWN_LIMIT = 25;
 
 /** What a run would refuse, refused now (PostHog's messages where it has them). */
 export function planFunnels(query: FunnelsQuery): void {

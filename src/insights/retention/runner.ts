@@ -7,6 +7,7 @@ import { addIntervals, type Interval, startOfInterval } from "../../lib/time/zon
 import { parseFilterGroup, withTestAccounts } from "../../shared/filters";
 import type { InsightContext } from "../context";
 import { zonedIso } from "../labels";
+import { DEFAULT_BREAKDOWN_LIMIT } from "../schema";
 import { type RETENTION_PERIODS, type RetentionEntity, type RetentionQuery, type RetentionRowSchema } from "./schema";
 
 /**
@@ -27,7 +28,6 @@ export interface RetentionResponse {
 type Period = (typeof RETENTION_PERIODS)[number];
 const INTERVALS: Record<Period, Interval> = { Hour: "hour", Day: "day", Week: "week", Month: "month" };
 const DEFAULT_TOTAL_INTERVALS = 8;
-const DEFAULT_BREAKDOWN_LIMIT = 25;
 const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
 const PAGEVIEW: RetentionEntity = { id: "$pageview", type: "events" };
 

@@ -16,7 +16,7 @@ import {
 import { type Formula, parseFormula } from "../formula";
 import { resolvedDateRange } from "../labels";
 import { type Line, OTHER_BREAKDOWN, type SeriesValues, shaper, type TrendsSeriesResult } from "./results";
-import type { EventsNode } from "../schema";
+import { DEFAULT_BREAKDOWN_LIMIT, type EventsNode } from "../schema";
 import { type DISPLAYS, type TrendsQuery } from "./schema";
 
 /**
@@ -24,8 +24,6 @@ import { type DISPLAYS, type TrendsQuery } from "./schema";
  * analytics store: each series (and period) is one engine-neutral question; bucket labels, breakdown
  * order, "other", cumulative sums, formulas and the response are shaped here, the same on every engine.
  */
-
-const DEFAULT_BREAKDOWN_LIMIT = 25;
 
 type Display = (typeof DISPLAYS)[number];
 /** Displays that answer one value per series over the whole range (trends/display.py). */
