@@ -3,7 +3,7 @@ import { LIFECYCLE_TYPES, type RowWindow } from "../analytics/queries";
 import { ApiError, fromZodError, validationError } from "../lib/errors";
 import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
-import { funnelActorIds } from "./funnels/actors";
+import { funnelActorIds, type FunnelBucket, funnelBucket } from "./funnels/actors";
 import { lifecycleActorIds } from "./lifecycle/actors";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
@@ -112,9 +112,13 @@ export async function insightActorIds(
         funnelTrendsDropOff: actors.funnelTrendsDropOff,
         funnelTrendsEntrancePeriodStart: actors.funnelTrendsEntrancePeriodStart,
       };
-      return funnelActorIds(ctx, source, pick, rows).catch((error: unknown) => {
+      let bucket: FunnelBucket;
+      try {
+        bucket = funnelBucket(ctx, source, pick);
+      } catch (error) {
         throw own(error);
-      });
+      }
+      return run(funnelActorIds(ctx, source, bucket, rows));
     }
     case "TrendsQuery":
       throw own(

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject } from "../helpers";
+import { call, createKey, createProject, envelope } from "../helpers";
 import { at, captureJourneys } from "../conformance/analysis-helpers";
 
 /**
@@ -226,6 +226,55 @@ describe("FunnelsQuery steps", () => {
       },
     });
     expect(converted.results.map((row: any) => row[0].distinct_ids[0]).sort()).toEqual(["p1", "p2"]);
+  });
+});
+
+describe("FunnelsActorsQuery refusals and scopes", () => {
+  const actors = (pick: Record<string, unknown>, filter: Record<string, unknown> = {}, key?: string) =>
+    call(`/api/environments/${project.id}/query/`, {
+      method: "POST",
+      key,
+      body: {
+        query: {
+          kind: "ActorsQuery",
+          select: ["actor"],
+          orderBy: [],
+          source: {
+            kind: "FunnelsActorsQuery",
+            ...pick,
+            source: { kind: "FunnelsQuery", series: STEPS, dateRange: RANGE, funnelsFilter: filter },
+          },
+        },
+      },
+    });
+
+  it("refuses a pick that names no bucket with PostHog's message, on the pick's field", async () => {
+    const zero = await actors({ funnelStep: 0 });
+    expect(zero.status).toBe(400);
+    expect(envelope(zero)).toMatchObject({
+      type: "validation_error",
+      detail: "Funnel steps are 1-indexed, so step 0 doesn't exist",
+      attr: "query__source__funnelStep",
+    });
+    const trends = await actors({ funnelTrendsEntrancePeriodStart: "2021-05-01" }, { funnelVizType: "trends" });
+    expect(trends.status).toBe(400);
+    expect(envelope(trends).attr).toBe("query__source__funnelTrendsDropOff");
+  });
+
+  it("names a field of the funnel itself under its source", async () => {
+    const res = await actors(
+      { funnelStep: 1 },
+      { exclusions: [{ kind: "EventsNode", event: "x", funnelFromStep: 2, funnelToStep: 1 }] },
+    );
+    expect(res.status).toBe(400);
+    expect(envelope(res).attr).toBe("query__source__source__funnelsFilter__exclusions__0");
+  });
+
+  it("needs query:read on the project", async () => {
+    const key = await createKey(["person:read"], [project.id]);
+    const res = await actors({ funnelStep: 1 }, {}, key);
+    expect(res.status).toBe(403);
+    expect(envelope(res).detail).toMatch(/query:read/);
   });
 });
 

@@ -1,12 +1,12 @@
 import { breakdownValueTexts } from "../../analytics/breakdown-value";
 import type { FunnelActorsQuery, RowWindow } from "../../analytics/queries";
 import { validationError } from "../../lib/errors";
-import type { InsightContext } from "../context";
 import { clockOf, parseInstant } from "../../lib/time/date-range";
-import { funnelSpec, planFunnels, trendsQuestion } from "./runner";
+import type { InsightContext } from "../context";
+import { funnelSpec, trendsQuestion } from "./runner";
 import type { FunnelsQuery } from "./schema";
 
-/** The bucket of a FunnelsActorsQuery: `funnelStep`, or `funnelCustomSteps`, and `funnelStepBreakdown`. */
+/** The fields of a FunnelsActorsQuery that pick its persons, as sent. */
 export interface FunnelPick {
   funnelStep?: number | null;
   funnelCustomSteps?: number[] | null;
@@ -15,21 +15,33 @@ export interface FunnelPick {
   funnelTrendsEntrancePeriodStart?: string | null;
 }
 
+/** A pick, checked: a steps bucket (and breakdown value), or a funnel trends entrance period. */
+export type FunnelBucket =
+  | { kind: "steps"; bucket: FunnelActorsQuery["bucket"]; breakdownValue?: string[] }
+  | { kind: "trends"; start: number; dropOff: boolean };
+
 /**
- * The persons of a funnel step (PostHog's FunnelsActorsQuery): `funnelStep` N > 0, those who reached
- * step N (1-based) or further, the persons of step N − 1's `count`; −N, those who reached step N − 1
- * but not step N; or those whose furthest step is one of `funnelCustomSteps`; within one breakdown
- * value when `funnelStepBreakdown` is given. The same per-person funnel as the counts. Person ids in
- * id order, `rows` of them. Errors name the pick's own fields.
+ * What a FunnelsActorsQuery asks for, checked with PostHog's messages (a 400 names the pick's own
+ * field): `funnelStep` N > 0, those who reached step N (1-based) or further, the persons of step
+ * N − 1's `count`; −N, those who reached step N − 1 but not step N; or those whose furthest step is
+ * one of `funnelCustomSteps`; within one breakdown value when `funnelStepBreakdown` is given. A
+ * funnel trends query asks for an entrance period instead (both trends fields required).
  */
-export async function funnelActorIds(
-  ctx: InsightContext,
-  query: FunnelsQuery,
-  pick: FunnelPick,
-  rows: RowWindow,
-): Promise<number[]> {
-  planFunnels(query);
-  if (query.funnelsFilter?.funnelVizType === "trends") return trendsActorIds(ctx, query, pick, rows);
+export function funnelBucket(ctx: InsightContext, query: FunnelsQuery, pick: FunnelPick): FunnelBucket {
+  if (query.funnelsFilter?.funnelVizType === "trends") {
+    if (pick.funnelTrendsDropOff === null || pick.funnelTrendsDropOff === undefined)
+      throw validationError(
+        "Actors parameter `funnelTrendsDropOff` must be provided for funnel trends persons!",
+        "funnelTrendsDropOff",
+      );
+    if (!pick.funnelTrendsEntrancePeriodStart)
+      throw validationError(
+        "Actors parameter `funnelTrendsEntrancePeriodStart` must be provided funnel trends persons!",
+        "funnelTrendsEntrancePeriodStart",
+      );
+    const start = parseInstant(pick.funnelTrendsEntrancePeriodStart, clockOf(ctx), "funnelTrendsEntrancePeriodStart");
+    return { kind: "trends", start, dropOff: pick.funnelTrendsDropOff };
+  }
   const n = query.series.length;
   let bucket: FunnelActorsQuery["bucket"];
   if (pick.funnelCustomSteps?.length) {
@@ -52,40 +64,37 @@ export async function funnelActorIds(
     bucket = { step };
   }
   const value = pick.funnelStepBreakdown;
-  const breakdownValue =
-    value === null || value === undefined ? undefined : breakdownValueTexts(value, "funnelStepBreakdown");
-  const { funnel } = await funnelSpec(ctx, query);
-  return ctx.store.funnelActors({ funnel, bucket, ...(breakdownValue ? { breakdownValue } : {}), rows });
+  if (value === null || value === undefined) return { kind: "steps", bucket };
+  return { kind: "steps", bucket, breakdownValue: breakdownValueTexts(value, "funnelStepBreakdown") };
 }
 
 /**
- * The persons of a funnel trends point (PostHog's funnel trends actors): those who entered in the
- * period starting at `funnelTrendsEntrancePeriodStart` and converted, or with `funnelTrendsDropOff`
- * those who entered and did not (both parameters required, as PostHog).
+ * The persons of a checked FunnelsActorsQuery (a query already parsed and planned), from the same
+ * per-person funnel as the counts. Person ids in id order, `rows` of them. A funnel trends point's
+ * persons are those who entered in the period and converted, or with `dropOff` those who entered
+ * and did not.
  */
-async function trendsActorIds(ctx: InsightContext, query: FunnelsQuery, pick: FunnelPick, rows: RowWindow) {
-  if (pick.funnelTrendsDropOff === null || pick.funnelTrendsDropOff === undefined)
-    throw validationError(
-      "Actors parameter `funnelTrendsDropOff` must be provided for funnel trends persons!",
-      "funnelTrendsDropOff",
-    );
-  if (!pick.funnelTrendsEntrancePeriodStart)
-    throw validationError(
-      "Actors parameter `funnelTrendsEntrancePeriodStart` must be provided funnel trends persons!",
-      "funnelTrendsEntrancePeriodStart",
-    );
-  const start = parseInstant(pick.funnelTrendsEntrancePeriodStart, clockOf(ctx), "funnelTrendsEntrancePeriodStart");
+export async function funnelActorIds(
+  ctx: InsightContext,
+  query: FunnelsQuery,
+  pick: FunnelBucket,
+  rows: RowWindow,
+): Promise<number[]> {
   const { funnel, range } = await funnelSpec(ctx, query);
-  const period = range.starts.indexOf(start);
+  if (pick.kind === "steps") {
+    const breakdownValue = pick.breakdownValue ? { breakdownValue: pick.breakdownValue } : {};
+    return ctx.store.funnelActors({ funnel, bucket: pick.bucket, ...breakdownValue, rows });
+  }
+  const period = range.starts.indexOf(pick.start);
   if (period < 0) return [];
   const question = trendsQuestion(query, funnel, range);
   const n = question.funnel.steps.length;
-  // Entered: reached the from step; dropped off: entered, not at the last step.
+  // Entered: reached the from step; dropped off: entered, not at the last step (nobody, when the from step is the last).
   const droppedOff = Array.from({ length: n - 1 - question.fromStep }, (_, i) => question.fromStep + 1 + i);
+  if (pick.dropOff && !droppedOff.length) return [];
   return ctx.store.funnelActors({
     funnel: question.funnel,
-    // (No furthest step is 0: nobody drops off when the from step is the last.)
-    bucket: pick.funnelTrendsDropOff ? { customSteps: droppedOff.length ? droppedOff : [0] } : { step: n },
+    bucket: pick.dropOff ? { customSteps: droppedOff } : { step: n },
     entrance: { periodStarts: question.periodStarts, period },
     rows,
   });
