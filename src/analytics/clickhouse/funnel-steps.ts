@@ -82,7 +82,7 @@ export async function funnelConversionTimesOnClickHouse(
   const count =
     query.binCount !== undefined
       ? params.bind(query.binCount, "Int64")
-      : "toInt64(if(arrayFirst(k -> k * k * k >= n, range(1, 61)) = 0, 60, arrayFirst(k -> k * k * k >= n, range(1, 61))))";
+      : "toInt64(ifNull(nullIf(arrayFirst(k -> k * k * k >= n, range(1, 61)), 0), 60))";
   const summary =
     `SELECT count() AS n, if(n = 0, 0, toInt64(floor(min(value)))) AS lo, if(n = 0, 0, toInt64(ceil(max(value)))) AS hi,` +
     ` avg(value) AS average, quantileExactInclusive(0.5)(value) AS median, groupArray(value) AS vs FROM (${times})`;

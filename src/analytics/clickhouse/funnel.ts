@@ -155,6 +155,9 @@ export function funnelSql(
   );
 }
 
+/** A time later than every event (the greatest Int64 µs). */
+const NEVER = "toInt64(9223372036854775807)";
+
 /** The low bits of a packed event holding its step bitmask (MAX_FUNNEL_STEPS is 20). */
 const STEP_BITS = 0xfffff;
 
@@ -219,15 +222,20 @@ function scannedAttempts(
   const lambda =
     `(t0${cut ? ", c" : ""}${steps.map((k) => `, u${k}`).join("")}) -> (toUInt64(${steps.map(found).join(" + ")}),` +
     ` greatest(${steps.map((k) => `if(${found(k)}, u${k}, 0)`).join(", ")}), t0, ${done}, ${kept})`;
+  // Every exclusion time, sorted once per row (not once per event inside the lambda below).
   const all = Array.from({ length: exclusions }, (_, e) => `xs${e}`).join(", ");
-  const cuts = cut ? `, arrayMap(t -> arrayFirst(x -> x > t, arraySort(arrayConcat(${all}))), ts)` : "";
+  const cuts = cut ? ", arrayMap(t -> arrayFirst(x -> x > t, xall), ts)" : "";
   // Step-0 attribution: only the times with an event of the row's value (`own`) begin an attempt (the
   // first event of the time, `t != p`, stands for them: the next of the value at or after it is at that time).
   const attempts = anchored
     ? "arrayFilter((x, t, p, v) -> t != p AND v = t AND x.5, every, ts, arrayShiftRight(ts, 1)," +
       " arrayReverseFill(x -> x > 0, arrayMap((o, t) -> if(o, t, 0), own, ts))) AS attempts"
     : "arrayFilter((x, t, p) -> t != p AND x.5, every, ts, arrayShiftRight(ts, 1)) AS attempts";
-  return [`arrayMap(${lambda}, ts${cuts}, ${steps.map(next).join(", ")}) AS every`, attempts];
+  return [
+    ...(cut ? [`arraySort(arrayConcat(${all})) AS xall`] : []),
+    `arrayMap(${lambda}, ts${cuts}, ${steps.map(next).join(", ")}) AS every`,
+    attempts,
+  ];
 }
 
 /**
@@ -294,10 +302,11 @@ function exclusionsChecked(spec: FunnelSpec, W: string): string {
     const before = `a.4[${e.to + 1}]`;
     return `arrayFirst(x -> ${after} > 0 AND x > ${after} AND x <= a.3 + ${W} AND (${before} = 0 OR x < ${before}), xs${k})`;
   });
-  const first = `arrayMin(arrayMap(x -> if(x = 0, toInt64(9223372036854775807), x), [${caught.join(", ")}]))`;
+  // The first exclusion that caught the attempt, NEVER when none did.
+  const first = `arrayMin(arrayMap(x -> if(x = 0, ${NEVER}, x), [${caught.join(", ")}]))`;
   return (
-    `arrayMap(a -> (if(a.6 = 9223372036854775807, a.1, least(a.1, toUInt64(arrayCount(x -> x > 0 AND x < a.6, a.4) + 1)))` +
-    `, a.2, a.3, a.4, a.6 != 9223372036854775807), arrayMap(a -> (a.1, a.2, a.3, a.4, 0, ${first}), attempts)) AS checked`
+    `arrayMap(a -> (if(a.6 = ${NEVER}, a.1, least(a.1, toUInt64(arrayCount(x -> x > 0 AND x < a.6, a.4) + 1)))` +
+    `, a.2, a.3, a.4, a.6 != ${NEVER}), arrayMap(a -> (a.1, a.2, a.3, a.4, 0, ${first}), attempts)) AS checked`
   );
 }
 
