@@ -234,10 +234,11 @@ function excludedAttempts(
   const xt = `(SELECT min(x.timestamp) FROM ${BY_PERSON}
     WHERE x.project_id = ${p.P} AND x.person_id = a.pid AND x.timestamp <= a.dl AND x.timestamp < ${p.TO} AND ${p.global}
       AND (${caught.join(" OR ")})${p.sameValue})`;
-  const before = Array.from({ length: spec.steps.length }, (_, j) => `(u${j + 1} < xt)`).join(" + ");
+  const u = Array.from({ length: spec.steps.length }, (_, j) => `u${j + 1}`);
+  const before = u.map((t) => `(${t} < xt)`).join(" + ");
   return `SELECT pid, bv, t1, dl, CASE WHEN xt IS NULL THEN steps ELSE min(steps, ${before} + 1) END AS steps, tfinal, tlast,
-      ${Array.from({ length: spec.steps.length }, (_, j) => `u${j + 1}`).join(", ")}, xt
-    FROM (SELECT a.pid, a.bv, a.t1, a.dl, a.steps, a.tfinal, a.tlast, ${Array.from({ length: spec.steps.length }, (_, j) => `a.u${j + 1}`).join(", ")}, ${xt} AS xt FROM att0 a)`;
+      ${u.join(", ")}, xt
+    FROM (SELECT a.pid, a.bv, a.t1, a.dl, a.steps, a.tfinal, a.tlast, ${u.map((t) => `a.${t}`).join(", ")}, ${xt} AS xt FROM att0 a)`;
 }
 
 /**
