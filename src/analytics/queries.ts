@@ -457,6 +457,35 @@ export interface TrendsRow {
   other?: boolean;
 }
 
+/**
+ * The persons behind one value of a trends series (PostHog's trends actors query): those with a
+ * matching event in the windows of bucket `bucket` (with `rolling`, the windows bucket to bucket +
+ * rolling − 1; without a bucket, every window), within one breakdown value (`is`: one text or null
+ * per key) or outside a set of them (`notIn`: the "other" of a ranked breakdown). For `firstTime`,
+ * those whose first event falls there. Each person with how many matching events they had there
+ * (1 for `firstTime`); events without a person are nobody's. Ordered by person id, or with
+ * `byEvents` by that count (largest first, then person id); `rows` of them.
+ */
+export interface TrendsActorsQuery {
+  question: TrendsQuestion;
+  bucket?: number;
+  breakdownValue?: { is: (string | null)[] } | { notIn: (string | null)[][] };
+  byEvents?: boolean;
+  rows: RowWindow;
+}
+
+/** The windows a point's value reads: its bucket's (and for rolling active users, the ones before), or all. */
+export function pointWindows({ question, bucket }: TrendsActorsQuery): [string, string][] {
+  if (bucket === undefined) return question.windows;
+  return question.windows.slice(bucket, bucket + (question.rolling ?? 1));
+}
+
+/** A person of an insight's point, with the number of their events that made it (where the insight counts events). */
+export interface ActorEvents {
+  personId: number;
+  events: number;
+}
+
 /** An event name of a project and when it was last seen (ISO 8601 UTC). */
 export interface EventName {
   name: string;

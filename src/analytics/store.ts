@@ -1,6 +1,7 @@
 import type { QueryFailure } from "./errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "./person-events";
 import type {
+  ActorEvents,
   AnalyticsEngine,
   CorrelationAnswer,
   CorrelationQuery,
@@ -23,6 +24,7 @@ import type {
   StickinessActorsQuery,
   StickinessCount,
   StickinessQuestion,
+  TrendsActorsQuery,
   TrendsQuestion,
   TrendsRow,
   EventName,
@@ -61,6 +63,8 @@ export interface AnalyticsStore {
   retentionActors(query: RetentionActorsQuery): Promise<number[]>;
   /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
   trends(question: TrendsQuestion): Promise<TrendsRow[]>;
+  /** The persons of one point of a trends series, from the same series match as `trends`. */
+  trendsActors(query: TrendsActorsQuery): Promise<ActorEvents[]>;
   /** The project's event names (at most `limit`, by name) and when each was last seen: the event definitions. */
   eventNames(projectId: number, limit: number): Promise<EventName[]>;
   /** The property keys seen on a project's latest events: the event property definitions. */

@@ -5,10 +5,13 @@ import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
 import { funnelActorIds, type FunnelBucket, funnelBucket } from "./funnels/actors";
 import { lifecycleActorIds } from "./lifecycle/actors";
+import type { InsightQuery } from "./insight";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
 import { retentionActorIds } from "./retention/actors";
 import { stickinessActorIds } from "./stickiness/actors";
+import { trendsActors, type TrendsPoint, trendsPoint } from "./trends/actors";
+import type { TrendsQuery } from "./trends/schema";
 
 /**
  * PostHog's InsightActorsQuery (and StickinessActorsQuery, which adds `operator`, and
@@ -18,14 +21,20 @@ import { stickinessActorIds } from "./stickiness/actors";
 export const InsightActorsQuery = z
   .object({
     kind: z.enum(["InsightActorsQuery", "StickinessActorsQuery", "FunnelsActorsQuery"]),
-    source: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: "The insight: FunnelsQuery, LifecycleQuery, StickinessQuery or RetentionQuery." }),
+    source: z.record(z.string(), z.unknown()).openapi({
+      description: "The insight: TrendsQuery, FunnelsQuery, LifecycleQuery, StickinessQuery or RetentionQuery.",
+    }),
     day: z.union([z.string(), z.number().int()]).nullish().openapi({
-      description: "Lifecycle: a date of the bucket (one of `days`); stickiness: the number of intervals.",
+      description:
+        "Trends and lifecycle: a date of the bucket (one of `days`; none for a total value); stickiness: the number of intervals.",
     }),
     status: z.enum(LIFECYCLE_TYPES, { message: `status must be one of: ${LIFECYCLE_TYPES.join(", ")}.` }).nullish(),
-    series: z.number().int().min(0).nullish().openapi({ description: "Stickiness: the series' index (default 0)." }),
+    series: z
+      .number()
+      .int()
+      .min(0)
+      .nullish()
+      .openapi({ description: "Trends and stickiness: the series' index (default 0)." }),
     compare: z.enum(["current", "previous"]).nullish(),
     operator: z
       .enum(["gte", "lte", "exact"], { message: "operator must be gte, lte or exact." })
@@ -34,7 +43,10 @@ export const InsightActorsQuery = z
     breakdown: z
       .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
       .nullish()
-      .openapi({ description: "Retention: the breakdown value (a list of one)." }),
+      .openapi({
+        description:
+          "Trends: the breakdown value (a list for several properties; PostHog's null and other sentinels); retention: the breakdown value (a list of one).",
+      }),
     interval: z.number().int().min(0).nullish().openapi({ description: "Retention: the cohort's index." }),
     funnelStep: z.number().int().nullish().openapi({
       description: "Funnels: N > 0, who reached step N (1-based) or further; -N, who reached step N - 1 but not N.",
@@ -61,13 +73,28 @@ export const InsightActorsQuery = z
   .strict()
   .openapi("InsightActorsQuery");
 
-/** The persons (ids, in id order, `rows` of them) of an InsightActorsQuery given as PostHog's JSON; a 400 names fields under `attr`. */
-export async function insightActorIds(
+type InsightActorsQuery = z.infer<typeof InsightActorsQuery>;
+
+/** A person of an insight's point; for a trends point, with their events there (PostHog's `event_count`). */
+export interface InsightActor {
+  personId: number;
+  events?: number;
+}
+
+/** How the persons are ordered: by person id, or (a trends point's) by their events, most first. */
+export type ActorsOrder = "person" | "events";
+
+/**
+ * The persons (in id order, or by their events, `rows` of them) of an InsightActorsQuery given as
+ * PostHog's JSON; a 400 names fields under `attr`.
+ */
+export async function insightActors(
   ctx: InsightContext,
   raw: Record<string, unknown>,
   attr: string,
   rows: RowWindow,
-): Promise<number[]> {
+  order: ActorsOrder = "person",
+): Promise<InsightActor[]> {
   const parsed = InsightActorsQuery.safeParse(raw);
   if (!parsed.success) throw fromZodError(parsed.error).under(attr);
   const actors = parsed.data;
@@ -79,6 +106,31 @@ export async function insightActorIds(
     answer.catch((error: unknown) => {
       throw error instanceof ApiError ? error.under(`${attr}__source`) : error;
     });
+  if (order === "events" && source.kind !== "TrendsQuery")
+    throw validationError("Only a TrendsQuery's persons have an event_count to order by.", "source__kind");
+  if (source.kind === "TrendsQuery") {
+    let point: TrendsPoint;
+    try {
+      point = trendsPoint(ctx, source, actors);
+    } catch (error) {
+      throw own(error);
+    }
+    const found = await run(trendsActors(ctx, source, point, rows, order === "events"));
+    return found.map((a) => ({ personId: a.personId, events: a.events }));
+  }
+  const ids = await insightActorIds(ctx, actors, source, own, run, rows);
+  return ids.map((personId) => ({ personId }));
+}
+
+/** The persons of a point of the insights that answer persons only (in id order). */
+async function insightActorIds(
+  ctx: InsightContext,
+  actors: InsightActorsQuery,
+  source: Exclude<InsightQuery, TrendsQuery>,
+  own: (error: unknown) => unknown,
+  run: <T>(answer: Promise<T>) => Promise<T>,
+  rows: RowWindow,
+): Promise<number[]> {
   switch (source.kind) {
     case "LifecycleQuery": {
       let day: number | undefined;
@@ -120,12 +172,5 @@ export async function insightActorIds(
       }
       return run(funnelActorIds(ctx, source, bucket, rows));
     }
-    case "TrendsQuery":
-      throw own(
-        validationError(
-          "The persons of a TrendsQuery data point are not computed yet (FunnelsQuery, LifecycleQuery, StickinessQuery and RetentionQuery are).",
-          "source__kind",
-        ),
-      );
   }
 }

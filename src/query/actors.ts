@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { insightActorIds } from "../insights/actors";
+import { type ActorsOrder, type InsightActor, insightActors } from "../insights/actors";
 import type { InsightContext } from "../insights/context";
 import type { Db } from "../db/client";
 import { fromZodError, validationError } from "../lib/errors";
@@ -22,16 +22,16 @@ export const ActorsQuery = z
     kind: z.literal("ActorsQuery"),
     source: z.record(z.string(), z.unknown()).openapi({
       description:
-        "An InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery, StickinessQuery or RetentionQuery, or a FunnelsActorsQuery over a FunnelsQuery.",
+        "An InsightActorsQuery (or StickinessActorsQuery) over a TrendsQuery, LifecycleQuery, StickinessQuery or RetentionQuery, or a FunnelsActorsQuery over a FunnelsQuery.",
     }),
     select: z.array(z.string()).nullish().openapi({
       description:
-        "Columns: `actor`/`person` (the person), `id`, `created_at`, `is_identified`, `properties.<key>`, `person.$delete`, `person_display_name -- …`. Default `person`, `id`, `person.$delete`.",
+        "Columns: `actor`/`person` (the person), `id`, `created_at`, `is_identified`, `properties.<key>`, `person.$delete`, `person_display_name -- …`, and for a TrendsQuery's persons `event_count`. Default `person`, `id`, `person.$delete`.",
     }),
-    orderBy: z
-      .array(z.string())
-      .max(0, { message: "orderBy is not supported: persons come in their order (send [] or leave it out)." })
-      .nullish(),
+    orderBy: z.array(z.string()).nullish().openapi({
+      description:
+        'Persons come in person order; `["event_count DESC"]` orders a TrendsQuery\'s persons by their events, most first.',
+    }),
     search: z.literal("", { message: "search is not supported for an insight's persons." }).nullish(),
     properties: z
       .array(z.unknown())
@@ -55,15 +55,21 @@ export const ActorsQuery = z
   .strict()
   .openapi("ActorsQuery");
 
-type Column = { type: string; value: (person: PersonWithIds) => unknown };
+type Column = { type: string; value: (person: PersonWithIds, actor: InsightActor) => unknown };
 
 /** What a select expression reads of a person, and its ClickHouse type as PostHog reports it. */
-function columnOf(expression: string, attr: string): Column {
+function columnOf(expression: string, attr: string, counted: boolean): Column {
   // An alias names the column only (`properties.name as n`).
   const text = expression.replace(/\s+as\s+[A-Za-z_$][\w$]*\s*$/i, "").trim();
   if (text === "actor" || text === "person") return { type: "UUID", value: actorRecord };
   if (text === "id" || text === "actor_id") return { type: "UUID", value: (p) => p.uuid };
   if (text === "person.$delete") return { type: "UInt8", value: () => 1 };
+  // edgehog keeps no session recordings: no event of a person matches one (as the drill-downs' `matched_recordings`).
+  if (text === "matched_recordings") return { type: "Array(Tuple(String, Array(String)))", value: () => [] };
+  if (text === "event_count") {
+    if (!counted) throw validationError("event_count is a column of a TrendsQuery's persons only.", attr);
+    return { type: "UInt64", value: (_, actor) => actor.events };
+  }
   if (text === "created_at") return { type: "DateTime64(3, 'UTC')", value: (p) => p.createdAt };
   if (text === "is_identified") return { type: "Bool", value: (p) => p.isIdentified };
   if (/^person_display_name\b/.test(text))
@@ -71,7 +77,7 @@ function columnOf(expression: string, attr: string): Column {
   const property = /^(?:person\.)?properties\.(.+)$/.exec(text);
   if (property) return { type: "Nullable(String)", value: (p) => p.properties[property[1]] ?? null };
   throw validationError(
-    `Unsupported select expression: ${text} (actor, person, id, created_at, is_identified, properties.<key>, person.$delete, person_display_name).`,
+    `Unsupported select expression: ${text} (actor, person, id, created_at, is_identified, properties.<key>, person.$delete, person_display_name, event_count, matched_recordings).`,
     attr,
   );
 }
@@ -99,7 +105,19 @@ export async function runActorsQuery(
   const select = query.select?.length ? query.select : DEFAULT_SELECT;
   const limit = Math.min(query.limit && query.limit > 0 ? query.limit : DEFAULT_ACTORS_LIMIT, MAX_ACTORS_LIMIT);
   const page = { limit, offset: query.offset ?? 0 };
-  return actorsPage(ctx, db, { raw: query.source, attr: `${attr}__source` }, { select, attr: `${attr}__select` }, page);
+  const order = orderOf(query.orderBy ?? [], `${attr}__orderBy`);
+  const source = { raw: query.source, attr: `${attr}__source` };
+  return actorsPage(ctx, db, source, { select, attr: `${attr}__select` }, page, order);
+}
+
+/** The one order besides person order: a trends point's persons by their events (PostHog's persons modal). */
+function orderOf(orderBy: string[], attr: string): ActorsOrder {
+  if (!orderBy.length) return "person";
+  if (orderBy.length === 1 && /^event_count\s+desc$/i.test(orderBy[0].trim())) return "events";
+  throw validationError(
+    'orderBy is not supported except ["event_count DESC"] (a TrendsQuery\'s persons): persons come in person order.',
+    attr,
+  );
 }
 
 /**
@@ -117,18 +135,38 @@ async function actorsPage(
   source: { raw: Record<string, unknown>; attr: string },
   select: { select: string[]; attr: string },
   page: { limit: number; offset: number },
+  order: ActorsOrder = "person",
 ): Promise<ActorsAnswer> {
-  const columns = select.select.map((expression, i) => columnOf(expression, `${select.attr}__${i}`));
-  const ids = await insightActorIds(ctx, source.raw, source.attr, { limit: page.limit + 1, offset: page.offset });
-  const pageIds = ids.slice(0, page.limit);
-  const byId = new Map((await getPersonsByIds(db, ctx.projectId, pageIds)).map((p) => [p.id, p]));
-  const persons = pageIds.flatMap((id) => byId.get(id) ?? []);
+  // Only a trends point counts its persons' events.
+  const counted = (source.raw.source as { kind?: unknown } | undefined)?.kind === "TrendsQuery";
+  const columns = select.select.map((expression, i) => columnOf(expression, `${select.attr}__${i}`, counted));
+  const found = await insightActors(
+    ctx,
+    source.raw,
+    source.attr,
+    { limit: page.limit + 1, offset: page.offset },
+    order,
+  );
+  const actors = found.slice(0, page.limit);
+  const byId = new Map(
+    (
+      await getPersonsByIds(
+        db,
+        ctx.projectId,
+        actors.map((a) => a.personId),
+      )
+    ).map((p) => [p.id, p]),
+  );
+  const rows = actors.flatMap((actor) => {
+    const person = byId.get(actor.personId);
+    return person ? [columns.map((c) => c.value(person, actor))] : [];
+  });
   return {
     columns: select.select,
     types: columns.map((c) => c.type),
-    results: persons.map((person) => columns.map((c) => c.value(person))),
-    hasMore: ids.length > page.limit,
+    results: rows,
+    hasMore: found.length > page.limit,
     ...page,
-    missing_actors_count: pageIds.length - persons.length,
+    missing_actors_count: actors.length - rows.length,
   };
 }

@@ -23,3 +23,17 @@ export function personPage(source: string, rows: RowWindow, params: ClickHousePa
     ` GROUP BY id ORDER BY d1_id LIMIT ${params.bind(rows.limit, "UInt64")} OFFSET ${params.bind(rows.offset, "UInt64")}`
   );
 }
+
+/**
+ * One page of the persons `source` selects with a count each (`pid`, `events`), as D1 ids with their
+ * counts: in D1's order (by id), or with `byEvents` by the count (largest first), then by id.
+ */
+export function personCountsPage(source: string, rows: RowWindow, params: ClickHouseParams, byEvents: boolean): string {
+  const ids = `SELECT id, argMax(d1_id, version) AS d1_id FROM person WHERE team_id = ${TEAM_PARAM}
+    AND id IN (SELECT pid FROM ${source}) GROUP BY id`;
+  return (
+    `SELECT p.d1_id AS d1_id, s.events AS events FROM ${source} AS s INNER JOIN (${ids}) AS p ON p.id = s.pid` +
+    ` ORDER BY ${byEvents ? "events DESC, d1_id" : "d1_id"}` +
+    ` LIMIT ${params.bind(rows.limit, "UInt64")} OFFSET ${params.bind(rows.offset, "UInt64")}`
+  );
+}

@@ -15,6 +15,7 @@ import type { ClickHouseCohorts } from "./property-filters";
 import { retentionActorIdsOnClickHouse, retentionCountsOnClickHouse } from "./retention-cohorts";
 import { stickinessActorIdsOnClickHouse, stickinessCountsOnClickHouse } from "./stickiness";
 import { trendsRowsOnClickHouse } from "./trends";
+import { trendsActorsOnClickHouse } from "./trends-actors";
 import { eventNamesOnClickHouse, eventPropertyKeysOnClickHouse } from "./definitions";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
@@ -153,6 +154,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
       await this.analysisClient(),
       question,
       await this.cohortsFor(question.projectId, question),
+    );
+  }
+
+  async trendsActors(query: Q.TrendsActorsQuery): Promise<Q.ActorEvents[]> {
+    return trendsActorsOnClickHouse(
+      await this.analysisClient(),
+      query,
+      await this.cohortsFor(query.question.projectId, query),
     );
   }
 

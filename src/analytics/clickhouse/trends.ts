@@ -20,23 +20,9 @@ export async function trendsRowsOnClickHouse(
 ): Promise<TrendsRow[]> {
   const { aggregate, breakdown, windows, bucketing } = question;
   const params = new ClickHouseParams(question.projectId);
-  const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
-  const byPerson = breakdown?.type === "person";
   const from = windows[0][0];
   const to = windows[windows.length - 1][1];
-  const readsPerson = withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
-  const events = analysisEvents(
-    params,
-    // First-time math looks at every earlier event.
-    { from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : from, to },
-    { personProperties: withPerson || byPerson, personless: true, anonymous: !readsPerson },
-  );
-  const source = byPerson ? "person_properties" : "properties";
-  const text = (key: string) => {
-    const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
-    return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
-  };
-  const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
+  const { events, condition, eventMatch, value } = seriesOnClickHouse(question, params, cohorts, { from, to });
   const zone = bucketing ? params.text(bucketing.timezone) : "";
   /** The period of an event at `timestamp` (the windows are its periods, or there is one window). */
   const period = bucketing ? periodStart(bucketing.interval, "timestamp", zone, bucketing.weekStart) : "0";
@@ -49,7 +35,6 @@ export async function trendsRowsOnClickHouse(
     : "0";
   // Distinct persons: a person's id, or for an event stored without one its distinct id (as a UUID).
   const actor = "ifNull(pid, reinterpretAsUUID(sipHash128(distinct_id)))";
-  const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
   const parts: Parts = { params, events, condition, eventMatch, value, period, actor, from, to };
   const perPeriod = aggregateSql(aggregate, parts, question);
   const agg = `SELECT ${bucketOfPeriod} AS bucket, bv, v FROM (${perPeriod})`;
@@ -72,6 +57,37 @@ export async function trendsRowsOnClickHouse(
     value: r.v !== null && Number.isFinite(Number(r.v)) ? Number(r.v) : 0,
     ...(breakdown ? { breakdown: r.other ? undefined : r.value, other: !!r.other } : {}),
   }));
+}
+
+/**
+ * What every statement of a series reads: the events of `range` (every earlier one too for
+ * first-time math), the series' condition on them (`eventMatch`: its event name only), and an
+ * event's breakdown value.
+ */
+export function seriesOnClickHouse(
+  question: TrendsQuestion,
+  params: ClickHouseParams,
+  cohorts: ClickHouseCohorts,
+  range: { from: string; to: string },
+) {
+  const { aggregate, breakdown } = question;
+  const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
+  const byPerson = breakdown?.type === "person";
+  const readsPerson = withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
+  const events = analysisEvents(
+    params,
+    // First-time math looks at every earlier event.
+    { from: aggregate.kind === "firstTime" ? "1970-01-01T00:00:00Z" : range.from, to: range.to },
+    { personProperties: withPerson || byPerson, personless: true, anonymous: !readsPerson },
+  );
+  const source = byPerson ? "person_properties" : "properties";
+  const text = (key: string) => {
+    const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
+    return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
+  };
+  const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
+  const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
+  return { events, condition, eventMatch, value };
 }
 
 interface Parts {
@@ -109,11 +125,7 @@ function aggregateSql(aggregate: TrendsAggregate, p: Parts, question: TrendsQues
       return `SELECT k, bv, count() AS v FROM (SELECT min(k) AS k, bv FROM (${seen}) GROUP BY actor, bv) GROUP BY k, bv`;
     }
     case "firstTime": {
-      // Each person's first event of the series' name of all time (in the events' order); it counts
-      // where it falls if it also passes the filters.
-      const match = aggregate.matchingFilters ? p.condition : p.eventMatch;
-      const firsts = `SELECT min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
-        WHERE pid IS NOT NULL AND ${match} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
+      const firsts = firstEventsSql(p, !!aggregate.matchingFilters);
       return `SELECT ${p.period} AS k, bv, count() AS v FROM (${firsts})
         WHERE timestamp >= ${p.params.time(p.from)} AND timestamp < ${p.params.time(p.to)} GROUP BY k, bv`;
     }
@@ -150,4 +162,18 @@ function rollingSql(states: string, p: Parts, question: TrendsQuestion): string 
   const buckets = question.windows.length - rolling + 1;
   return `SELECT toDateTime(intDiv(${starts}[b + ${p.params.bind(rolling, "Int64")}], 1000), ${zone}) AS k, bv, uniqExactMerge(v) AS v
     FROM (${spread}) WHERE b >= 0 AND b < ${p.params.bind(buckets, "Int64")} GROUP BY k, bv`;
+}
+
+/**
+ * `(pid, timestamp, bv)`: each person's first event of the series' name of all time (with
+ * `matchingFilters`, the first passing its filters), in the events' order, kept if it passes the
+ * filters: it counts where it falls (first_time_for_user, first_matching_event_for_user).
+ */
+export function firstEventsSql(
+  p: { events: string; condition: string; eventMatch: string; value: string },
+  matchingFilters: boolean,
+): string {
+  const match = matchingFilters ? p.condition : p.eventMatch;
+  return `SELECT pid, min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
+    WHERE pid IS NOT NULL AND ${match} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
 }

@@ -17,6 +17,7 @@ import { earliestEvent } from "./run";
 import { retentionActorIds, retentionCounts } from "./retention-cohorts";
 import { stickinessActorIds, stickinessCounts } from "./stickiness";
 import { trendsRows } from "./trends";
+import { trendsActorsOnD1 } from "./trends-actors";
 import { eventNames, eventPropertyKeys } from "./definitions";
 
 /** Cohort filters need the project's cohort definitions; questions without one skip loading them. */
@@ -83,6 +84,10 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {
     return trendsRows(this.d1, question, await this.cohortsFor(question.projectId, question));
+  }
+
+  async trendsActors(query: Q.TrendsActorsQuery): Promise<Q.ActorEvents[]> {
+    return trendsActorsOnD1(this.d1, query, await this.cohortsFor(query.question.projectId, query));
   }
 
   eventNames(projectId: number, limit: number): Promise<Q.EventName[]> {

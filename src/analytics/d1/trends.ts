@@ -13,22 +13,10 @@ import { inWindows, seriesMatch, windowsCte } from "./windows";
  * breakdown value, and values past the breakdown limit are summed into one "other" value per bucket.
  */
 export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts: CohortSql): Promise<TrendsRow[]> {
-  const { series, aggregate, breakdown } = question;
+  const { aggregate, breakdown } = question;
   const params = new Params();
-  const cols = eventColumns("x");
-  const project = params.bind(question.projectId);
-  const { eventMatch, match } = seriesMatch(series, question.properties, params, cohorts);
-  const source = breakdown?.type === "person" ? cols.person : cols.event;
-  // The breakdown value as a JSON list of texts, one per key (an empty text is no value).
-  const text = (key: string) => {
-    const raw = `NULLIF(${jsonText(source, keyPath(key, params))}, '')`;
-    return breakdown?.normalizeUrl
-      ? `CASE WHEN ${raw} IS NULL THEN NULL WHEN rtrim(${raw}, '/?#') = '' THEN '/' ELSE rtrim(${raw}, '/?#') END`
-      : raw;
-  };
-  const value = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
+  const parts = seriesParts(question, params, cohorts);
   const windows = windowsCte("windows", question.windows, params);
-  const parts = { params, project, eventMatch, match, value, named: series.event !== null };
   const ctes = [windows, ...aggregateCtes(aggregate, parts, question)];
   const sql = breakdown
     ? `WITH ${ctes.join(", ")},
@@ -51,7 +39,25 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
   }));
 }
 
-interface Parts {
+/** What every statement of a series reads: its match on `events x` and its breakdown value there. */
+export function seriesParts(question: TrendsQuestion, params: Params, cohorts: CohortSql): SeriesParts {
+  const { series, breakdown } = question;
+  const cols = eventColumns("x");
+  const { eventMatch, match } = seriesMatch(series, question.properties, params, cohorts);
+  const source = breakdown?.type === "person" ? cols.person : cols.event;
+  // The breakdown value as a JSON list of texts, one per key (an empty text is no value).
+  const text = (key: string) => {
+    const raw = `NULLIF(${jsonText(source, keyPath(key, params))}, '')`;
+    return breakdown?.normalizeUrl
+      ? `CASE WHEN ${raw} IS NULL THEN NULL WHEN rtrim(${raw}, '/?#') = '' THEN '/' ELSE rtrim(${raw}, '/?#') END`
+      : raw;
+  };
+  const value = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
+  const project = params.bind(question.projectId);
+  return { params, project, eventMatch, match, value, named: series.event !== null };
+}
+
+export interface SeriesParts {
   params: Params;
   project: string;
   /** The series' condition on `events x`: its event name (`eventMatch`), and that with the filters (`match`). */
@@ -64,7 +70,7 @@ interface Parts {
 }
 
 /** The common table expressions ending in `agg(bucket, bv, v)`: the aggregate per bucket and breakdown value. */
-function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQuestion): string[] {
+function aggregateCtes(aggregate: TrendsAggregate, p: SeriesParts, question: TrendsQuestion): string[] {
   const inWindow = (extra: string) => `matched AS (
       SELECT w.idx AS bucket, ${p.value} AS bv${extra}
       ${inWindows("windows", p.named, p.project, p.match)})`;
@@ -103,14 +109,8 @@ function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQue
         "agg AS (SELECT bucket, bv, count(*) AS v FROM firsts GROUP BY bucket, bv)",
       ];
     case "firstTime":
-      // Each person's first event of the series' name of all time; it counts where it falls if it
-      // also passes the filters.
       return [
-        `firsts AS (
-          SELECT x.timestamp AS t, ${p.value} AS bv, ${p.match} AS ok,
-            row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, x.id) AS n
-          FROM ${byTime(p.named)}
-          WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${aggregate.matchingFilters ? p.match : p.eventMatch})`,
+        firstsCte(p, !!aggregate.matchingFilters),
         "agg AS (SELECT w.idx AS bucket, f.bv AS bv, count(*) AS v FROM firsts f JOIN windows w ON f.t >= w.s AND f.t < w.e WHERE f.n = 1 AND f.ok GROUP BY 1, 2)",
       ];
     case "property": {
@@ -143,4 +143,17 @@ function aggregateCtes(aggregate: TrendsAggregate, p: Parts, question: TrendsQue
       ];
     }
   }
+}
+
+/**
+ * `firsts(pid, t, bv, ok, n)`: each person's events of the series' name (with `matchingFilters`,
+ * those passing its filters) numbered in time order; the first (`n = 1`) counts where it falls if it
+ * passes the filters (`ok`): first_time_for_user and first_matching_event_for_user.
+ */
+export function firstsCte(p: SeriesParts, matchingFilters: boolean): string {
+  return `firsts AS (
+      SELECT x.person_id AS pid, x.timestamp AS t, ${p.value} AS bv, ${p.match} AS ok,
+        row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, x.id) AS n
+      FROM ${byTime(p.named)}
+      WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${matchingFilters ? p.match : p.eventMatch})`;
 }

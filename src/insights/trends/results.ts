@@ -13,7 +13,7 @@ import type { TrendsQuery, TrendsSeriesSchema } from "./schema";
  * and `action` dicts, and for the total-value displays `aggregated_value` instead of the buckets.
  */
 
-const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
+export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
 export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
 
 export type TrendsSeriesResult = z.infer<typeof TrendsSeriesSchema>;

@@ -49,7 +49,7 @@ export interface TrendsResponse {
  * What a query asks, checked: its display, interval, filters, breakdown and formulas. Everything a
  * run could refuse is refused here, so an endpoint saving the query learns it at once.
  */
-interface TrendsPlan {
+export interface TrendsPlan {
   display: Display;
   totalValue: boolean;
   cumulative: boolean;
@@ -85,8 +85,14 @@ export function planTrends(query: TrendsQuery): TrendsPlan {
   };
 }
 
-export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promise<TrendsResponse> {
-  const plan = planTrends(query);
+/** The periods a query reads (its range, and the previous one when it compares), and the filters of every series. */
+export interface TrendsPeriods {
+  range: InsightRange;
+  periods: { range: InsightRange; label?: "current" | "previous" }[];
+  properties: unknown;
+}
+
+export async function trendsPeriods(ctx: InsightContext, query: TrendsQuery, plan: TrendsPlan): Promise<TrendsPeriods> {
   const clock = clockOf(ctx);
   const rangeInput: RangeInput = {
     ...query.dateRange,
@@ -96,13 +102,19 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
   const earliest = () => ctx.store.earliestEvent(ctx.projectId);
   // Total values resolve their range by days, whatever the interval.
   const range = await resolveInsightRange(rangeInput, plan.totalValue ? "day" : plan.interval, clock, earliest);
-  const periods: { range: InsightRange; label?: "current" | "previous" }[] = query.compareFilter?.compare
+  const periods: TrendsPeriods["periods"] = query.compareFilter?.compare
     ? [
         { range, label: "current" },
         { range: previousRange(range, rangeInput, query.compareFilter.compare_to, clock), label: "previous" },
       ]
     : [{ range }];
   const properties = withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters);
+  return { range, periods, properties };
+}
+
+export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promise<TrendsResponse> {
+  const plan = planTrends(query);
+  const { range, periods, properties } = await trendsPeriods(ctx, query, plan);
 
   const answered = await Promise.all(
     periods.map((period) =>
@@ -186,7 +198,7 @@ function formulasOf(query: TrendsQuery): { formula: Formula; label: string }[] {
 }
 
 /** The store's question for one series in one period. */
-function questionFor(
+export function questionFor(
   ctx: InsightContext,
   node: EventsNode,
   order: number,
