@@ -345,12 +345,20 @@ export interface RetentionCount {
 /**
  * The persons of the cohort starting in period `start` (or of any), within one breakdown value when
  * given: who is counted at 0. (Not named "cohort": a question naming cohorts loads cohort filters.)
+ * In person id order, or with `byAppearances` by their number of appearances (most first), then id.
  */
 export interface RetentionActorsQuery {
   question: RetentionQuestion;
   start?: number;
   breakdownValue?: string;
+  byAppearances?: boolean;
   rows: RowWindow;
+}
+
+/** A person of a retention cohort and the intervals k they are counted at (0 first; of any cohort, every cohort's). */
+export interface RetentionActor {
+  personId: number;
+  appearances: number[];
 }
 
 /** A value of a query's row, as the engine returns it. */

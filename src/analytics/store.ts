@@ -18,6 +18,7 @@ import type {
   LifecycleCount,
   LifecycleQuestion,
   QueryRows,
+  RetentionActor,
   RetentionActorsQuery,
   RetentionCount,
   RetentionQuestion,
@@ -60,7 +61,7 @@ export interface AnalyticsStore {
   stickinessActors(query: StickinessActorsQuery): Promise<number[]>;
   /** A retention table: persons per cohort, breakdown value and interval (`last`: by their last return). */
   retention(question: RetentionQuestion, last: boolean): Promise<RetentionCount[]>;
-  retentionActors(query: RetentionActorsQuery): Promise<number[]>;
+  retentionActors(query: RetentionActorsQuery): Promise<RetentionActor[]>;
   /** One trends series: its value per bucket (and breakdown value); insights (src/insights/) shape the rest. */
   trends(question: TrendsQuestion): Promise<TrendsRow[]>;
   /** The persons of one point of a trends series, from the same series match as `trends`. */

@@ -3,15 +3,14 @@ import { LIFECYCLE_TYPES, type RowWindow } from "../analytics/queries";
 import { ApiError, fromZodError, validationError } from "../lib/errors";
 import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
-import { funnelActorIds, type FunnelBucket, funnelBucket } from "./funnels/actors";
+import { funnelActorIds, funnelBucket } from "./funnels/actors";
 import { lifecycleActorIds } from "./lifecycle/actors";
 import type { InsightQuery } from "./insight";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
-import { retentionActorIds } from "./retention/actors";
+import { retentionActors } from "./retention/actors";
 import { stickinessActorIds } from "./stickiness/actors";
-import { trendsActors, type TrendsPoint, trendsPoint } from "./trends/actors";
-import type { TrendsQuery } from "./trends/schema";
+import { trendsActors, trendsPoint } from "./trends/actors";
 
 /**
  * PostHog's InsightActorsQuery (and StickinessActorsQuery, which adds `operator`, and
@@ -73,20 +72,31 @@ export const InsightActorsQuery = z
   .strict()
   .openapi("InsightActorsQuery");
 
-type InsightActorsQuery = z.infer<typeof InsightActorsQuery>;
-
-/** A person of an insight's point; for a trends point, with their events there (PostHog's `event_count`). */
+/**
+ * A person of an insight's point; for a trends point, with their events there (PostHog's
+ * `event_count`); for a retention cohort, the intervals they are counted at (`appearances`).
+ */
 export interface InsightActor {
   personId: number;
   events?: number;
+  appearances?: number[];
 }
 
-/** How the persons are ordered: by person id, or (a trends point's) by their events, most first. */
-export type ActorsOrder = "person" | "events";
+/**
+ * How the persons are ordered: by person id, or by what a kind counts of them, most first (a
+ * trends point's persons by their events, a retention cohort's by their appearances).
+ */
+export type ActorsOrder = "person" | "events" | "appearances";
+
+/** The insight kind whose persons each order needs. */
+const ORDER_KINDS: Record<Exclude<ActorsOrder, "person">, InsightQuery["kind"]> = {
+  events: "TrendsQuery",
+  appearances: "RetentionQuery",
+};
 
 /**
- * The persons (in id order, or by their events, `rows` of them) of an InsightActorsQuery given as
- * PostHog's JSON; a 400 names fields under `attr`.
+ * The persons (`rows` of them, in `order`) of an InsightActorsQuery given as PostHog's JSON; a 400
+ * names fields under `attr`.
  */
 export async function insightActors(
   ctx: InsightContext,
@@ -99,78 +109,63 @@ export async function insightActors(
   if (!parsed.success) throw fromZodError(parsed.error).under(attr);
   const actors = parsed.data;
   const source = parseInsightQuery(actors.source, `${attr}__source`);
+  if (order !== "person" && source.kind !== ORDER_KINDS[order])
+    throw validationError(
+      `Only a ${ORDER_KINDS[order]}'s persons can be ordered by their ${order}.`,
+      `${attr}__source__kind`,
+    );
   // The point's own fields are checked here, under `attr`; what the insight's run refuses (its
   // dates, say) is a field of the source.
-  const own = (error: unknown) => (error instanceof ApiError ? error.under(attr) : error);
+  const checked = <T>(pick: () => T): T => {
+    try {
+      return pick();
+    } catch (error) {
+      throw error instanceof ApiError ? error.under(attr) : error;
+    }
+  };
   const run = <T>(answer: Promise<T>) =>
     answer.catch((error: unknown) => {
       throw error instanceof ApiError ? error.under(`${attr}__source`) : error;
     });
-  if (order === "events" && source.kind !== "TrendsQuery")
-    throw validationError("Only a TrendsQuery's persons have an event_count to order by.", "source__kind");
-  if (source.kind === "TrendsQuery") {
-    let point: TrendsPoint;
-    try {
-      point = trendsPoint(ctx, source, actors);
-    } catch (error) {
-      throw own(error);
-    }
-    const found = await run(trendsActors(ctx, source, point, rows, order === "events"));
-    return found.map((a) => ({ personId: a.personId, events: a.events }));
-  }
-  const ids = await insightActorIds(ctx, actors, source, own, run, rows);
-  return ids.map((personId) => ({ personId }));
-}
-
-/** The persons of a point of the insights that answer persons only (in id order). */
-async function insightActorIds(
-  ctx: InsightContext,
-  actors: InsightActorsQuery,
-  source: Exclude<InsightQuery, TrendsQuery>,
-  own: (error: unknown) => unknown,
-  run: <T>(answer: Promise<T>) => Promise<T>,
-  rows: RowWindow,
-): Promise<number[]> {
+  const persons = async (ids: Promise<number[]>) => (await run(ids)).map((personId) => ({ personId }));
   switch (source.kind) {
+    case "TrendsQuery": {
+      const point = checked(() => trendsPoint(ctx, source, actors));
+      return run(trendsActors(ctx, source, point, rows, order === "events"));
+    }
     case "LifecycleQuery": {
-      let day: number | undefined;
-      try {
-        if (actors.day !== null && actors.day !== undefined && actors.day !== "")
-          day = parseInstant(String(actors.day), clockOf(ctx), "day");
-      } catch (error) {
-        throw own(error);
-      }
-      return run(lifecycleActorIds(ctx, source, { day, status: actors.status ?? undefined }, rows));
+      const hasDay = actors.day !== null && actors.day !== undefined && actors.day !== "";
+      const day = checked(() => (hasDay ? parseInstant(String(actors.day), clockOf(ctx), "day") : undefined));
+      return persons(lifecycleActorIds(ctx, source, { day, status: actors.status ?? undefined }, rows));
     }
     case "StickinessQuery": {
       const day = actors.day === null || actors.day === undefined ? undefined : Number(actors.day);
-      if (day !== undefined && !(Number.isInteger(day) && day >= 1))
-        throw own(validationError("day must be a number of intervals (1 or more).", "day"));
       const series = actors.series ?? 0;
-      if (series >= source.series.length) throw own(validationError(`The query has no series ${series}.`, "series"));
+      checked(() => {
+        if (day !== undefined && !(Number.isInteger(day) && day >= 1))
+          throw validationError("day must be a number of intervals (1 or more).", "day");
+        if (series >= source.series.length) throw validationError(`The query has no series ${series}.`, "series");
+      });
       const pick = { day, series, compare: actors.compare ?? undefined, operator: actors.operator ?? undefined };
-      return run(stickinessActorIds(ctx, source, pick, rows));
+      return persons(stickinessActorIds(ctx, source, pick, rows));
     }
     case "RetentionQuery": {
       const value = actors.breakdown;
       const breakdown = value === null || value === undefined ? undefined : [value].flat().map(String).join("::");
-      return run(retentionActorIds(ctx, source, { cohort: actors.interval ?? undefined, breakdown }, rows));
+      const pick = { cohort: actors.interval ?? undefined, breakdown };
+      return run(retentionActors(ctx, source, pick, rows, order === "appearances"));
     }
     case "FunnelsQuery": {
-      const pick = {
-        funnelStep: actors.funnelStep,
-        funnelCustomSteps: actors.funnelCustomSteps,
-        funnelStepBreakdown: actors.funnelStepBreakdown,
-        funnelTrendsDropOff: actors.funnelTrendsDropOff,
-        funnelTrendsEntrancePeriodStart: actors.funnelTrendsEntrancePeriodStart,
-      };
-      let bucket: FunnelBucket;
-      try {
-        bucket = funnelBucket(ctx, source, pick);
-      } catch (error) {
-        throw own(error);
-      }
-      return run(funnelActorIds(ctx, source, bucket, rows));
+      const bucket = checked(() =>
+        funnelBucket(ctx, source, {
+          funnelStep: actors.funnelStep,
+          funnelCustomSteps: actors.funnelCustomSteps,
+          funnelStepBreakdown: actors.funnelStepBreakdown,
+          funnelTrendsDropOff: actors.funnelTrendsDropOff,
+          funnelTrendsEntrancePeriodStart: actors.funnelTrendsEntrancePeriodStart,
+        }),
+      );
+      return persons(funnelActorIds(ctx, source, bucket, rows));
     }
   }
 }

@@ -26,11 +26,11 @@ export const ActorsQuery = z
     }),
     select: z.array(z.string()).nullish().openapi({
       description:
-        "Columns: `actor`/`person` (the person), `id`, `created_at`, `is_identified`, `properties.<key>`, `person.$delete`, `person_display_name -- …`, and for a TrendsQuery's persons `event_count`. Default `person`, `id`, `person.$delete`.",
+        "Columns: `actor`/`person` (the person), `id`, `created_at`, `is_identified`, `properties.<key>`, `person.$delete`, `person_display_name -- …`, `matched_recordings` (always empty); a TrendsQuery's persons: `event_count`; a RetentionQuery's: `appearances` and `day_0`, `day_1`, … (`week_k`, … by its period). Default `person`, `id`, `person.$delete`.",
     }),
     orderBy: z.array(z.string()).nullish().openapi({
       description:
-        'Persons come in person order; `["event_count DESC"]` orders a TrendsQuery\'s persons by their events, most first.',
+        'Persons come in person order; `["event_count DESC"]` orders a TrendsQuery\'s persons by their events, `["length(appearances) DESC"]` a RetentionQuery\'s by their appearances, most first (a trailing `actor_id` is accepted).',
     }),
     search: z.literal("", { message: "search is not supported for an insight's persons." }).nullish(),
     properties: z
@@ -58,7 +58,21 @@ export const ActorsQuery = z
 type Column = { type: string; value: (person: PersonWithIds, actor: InsightActor) => unknown };
 
 /** What a select expression reads of a person, and its ClickHouse type as PostHog reports it. */
-function columnOf(expression: string, attr: string, counted: boolean): Column {
+/** What the insight behind the persons offers beyond their own columns. */
+interface SourceColumns {
+  /** A trends point: each person's events. */
+  events: boolean;
+  /** A retention cohort: each person's appearances, and the interval's name of the `<interval>_<k>` columns. */
+  appearances?: string;
+}
+
+function sourceColumns(raw: Record<string, unknown>): SourceColumns {
+  const insight = raw.source as { kind?: unknown; retentionFilter?: { period?: unknown } } | undefined;
+  if (insight?.kind !== "RetentionQuery") return { events: insight?.kind === "TrendsQuery" };
+  return { events: false, appearances: String(insight.retentionFilter?.period ?? "Day").toLowerCase() };
+}
+
+function columnOf(expression: string, attr: string, offered: SourceColumns): Column {
   // An alias names the column only (`properties.name as n`).
   const text = expression.replace(/\s+as\s+[A-Za-z_$][\w$]*\s*$/i, "").trim();
   if (text === "actor" || text === "person") return { type: "UUID", value: actorRecord };
@@ -67,8 +81,19 @@ function columnOf(expression: string, attr: string, counted: boolean): Column {
   // edgehog keeps no session recordings: no event of a person matches one (as the drill-downs' `matched_recordings`).
   if (text === "matched_recordings") return { type: "Array(Tuple(String, Array(String)))", value: () => [] };
   if (text === "event_count") {
-    if (!counted) throw validationError("event_count is a column of a TrendsQuery's persons only.", attr);
+    if (!offered.events) throw validationError("event_count is a column of a TrendsQuery's persons only.", attr);
     return { type: "UInt64", value: (_, actor) => actor.events };
+  }
+  if (text === "appearances") {
+    if (!offered.appearances)
+      throw validationError("appearances is a column of a RetentionQuery's persons only.", attr);
+    return { type: "Array(Int64)", value: (_, actor) => actor.appearances };
+  }
+  // PostHog's `day_0`, `day_1`, ... (`week_k`, ...): whether the person is counted at interval k.
+  const interval = /^([a-z]+)_(\d+)$/.exec(text);
+  if (interval && offered.appearances === interval[1]) {
+    const k = Number(interval[2]);
+    return { type: "UInt8", value: (_, actor) => (actor.appearances?.includes(k) ? 1 : 0) };
   }
   if (text === "created_at") return { type: "DateTime64(3, 'UTC')", value: (p) => p.createdAt };
   if (text === "is_identified") return { type: "Bool", value: (p) => p.isIdentified };
@@ -77,7 +102,7 @@ function columnOf(expression: string, attr: string, counted: boolean): Column {
   const property = /^(?:person\.)?properties\.(.+)$/.exec(text);
   if (property) return { type: "Nullable(String)", value: (p) => p.properties[property[1]] ?? null };
   throw validationError(
-    `Unsupported select expression: ${text} (actor, person, id, created_at, is_identified, properties.<key>, person.$delete, person_display_name, event_count, matched_recordings).`,
+    `Unsupported select expression: ${text} (actor, person, id, created_at, is_identified, properties.<key>, person.$delete, person_display_name, matched_recordings; event_count of a trends point; appearances and <interval>_<k> of a retention cohort).`,
     attr,
   );
 }
@@ -112,10 +137,14 @@ export async function runActorsQuery(
 
 /** The one order besides person order: a trends point's persons by their events (PostHog's persons modal). */
 function orderOf(orderBy: string[], attr: string): ActorsOrder {
-  if (!orderBy.length) return "person";
-  if (orderBy.length === 1 && /^event_count\s+desc$/i.test(orderBy[0].trim())) return "events";
+  const [first, ...rest] = orderBy.map((o) => o.trim().replace(/\s+/g, " "));
+  if (first === undefined) return "person";
+  // A trailing `actor_id` breaks ties, in person order here.
+  const ties = rest.length === 0 || (rest.length === 1 && /^actor_id( asc| desc)?$/i.test(rest[0]));
+  if (ties && /^event_count desc$/i.test(first)) return "events";
+  if (ties && /^length\(appearances\) desc$/i.test(first)) return "appearances";
   throw validationError(
-    'orderBy is not supported except ["event_count DESC"] (a TrendsQuery\'s persons): persons come in person order.',
+    'orderBy is one of ["event_count DESC"] (a TrendsQuery\'s persons) and ["length(appearances) DESC"] (a RetentionQuery\'s), optionally then "actor_id"; without it persons come in person order.',
     attr,
   );
 }
@@ -137,9 +166,8 @@ async function actorsPage(
   page: { limit: number; offset: number },
   order: ActorsOrder = "person",
 ): Promise<ActorsAnswer> {
-  // Only a trends point counts its persons' events.
-  const counted = (source.raw.source as { kind?: unknown } | undefined)?.kind === "TrendsQuery";
-  const columns = select.select.map((expression, i) => columnOf(expression, `${select.attr}__${i}`, counted));
+  const offered = sourceColumns(source.raw);
+  const columns = select.select.map((expression, i) => columnOf(expression, `${select.attr}__${i}`, offered));
   const found = await insightActors(
     ctx,
     source.raw,

@@ -148,6 +148,48 @@ describe("RetentionQuery", () => {
     expect(await actors({ interval: 4 })).toEqual([]);
   });
 
+  it("answers each person's appearances, PostHog's day_k columns and its order by appearances", async () => {
+    const cohort = (interval: number, extra: Record<string, unknown> = {}) =>
+      ask({
+        kind: "ActorsQuery",
+        select: ["person", "appearances", "day_0", "day_1", "day_4"],
+        orderBy: ["length(appearances) DESC", "actor_id"],
+        source: {
+          kind: "InsightActorsQuery",
+          interval,
+          source: {
+            kind: "RetentionQuery",
+            dateRange: { date_to: "2020-06-16" },
+            retentionFilter: { totalIntervals: 7 },
+          },
+        },
+        ...extra,
+      });
+    const rows = (body: any) => body.results.map(([person, ...rest]: any[]) => [person.distinct_ids[0], ...rest]);
+    // Cohort 0 (10 June): person1 back on days 1, 2, 5 and 6; person3 never.
+    expect(rows(await cohort(0))).toEqual([
+      ["person1", [0, 1, 2, 5, 6], 1, 1, 0],
+      ["person3", [0], 1, 0, 0],
+    ]);
+    // Cohort 1: four appearances each, in person order.
+    expect(rows(await cohort(1))).toEqual([
+      ["person1", [0, 1, 4, 5], 1, 1, 1],
+      ["person2", [0, 1, 2, 5], 1, 1, 0],
+    ]);
+    const week = await call(`/api/environments/${project.id}/query/`, {
+      method: "POST",
+      body: {
+        query: {
+          kind: "ActorsQuery",
+          select: ["week_0"],
+          source: { kind: "InsightActorsQuery", interval: 0, source: { kind: "RetentionQuery" } },
+        },
+      },
+    });
+    expect(week.status).toBe(400);
+    expect(envelope(week).attr).toBe("query__select__0");
+  });
+
   it("refuses what it does not compute, naming the field", async () => {
     const res = await call(`/api/environments/${project.id}/query/`, {
       method: "POST",

@@ -25,15 +25,22 @@ export function personPage(source: string, rows: RowWindow, params: ClickHousePa
 }
 
 /**
- * One page of the persons `source` selects with a count each (`pid`, `events`), as D1 ids with their
- * counts: in D1's order (by id), or with `byEvents` by the count (largest first), then by id.
+ * One page of the persons `source` selects (`pid` and the `columns` kept with each), as D1 ids with
+ * those columns: in D1's order (by id), or by `order` (an expression of the columns), then by id.
  */
-export function personCountsPage(source: string, rows: RowWindow, params: ClickHouseParams, byEvents: boolean): string {
+export function personRowsPage(
+  source: string,
+  columns: string[],
+  rows: RowWindow,
+  params: ClickHouseParams,
+  order?: string,
+): string {
   const ids = `SELECT id, argMax(d1_id, version) AS d1_id FROM person WHERE team_id = ${TEAM_PARAM}
     AND id IN (SELECT pid FROM ${source}) GROUP BY id`;
   return (
-    `SELECT p.d1_id AS d1_id, s.events AS events FROM ${source} AS s INNER JOIN (${ids}) AS p ON p.id = s.pid` +
-    ` ORDER BY ${byEvents ? "events DESC, d1_id" : "d1_id"}` +
+    `SELECT p.d1_id AS d1_id, ${columns.map((c) => `s.${c} AS ${c}`).join(", ")}` +
+    ` FROM ${source} AS s INNER JOIN (${ids}) AS p ON p.id = s.pid` +
+    ` ORDER BY ${order ? `${order}, d1_id` : "d1_id"}` +
     ` LIMIT ${params.bind(rows.limit, "UInt64")} OFFSET ${params.bind(rows.offset, "UInt64")}`
   );
 }

@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
-import type { RetentionActorsQuery, RetentionCount, RetentionQuestion } from "../queries";
+import type { RetentionActor, RetentionActorsQuery, RetentionCount, RetentionQuestion } from "../queries";
 import { analysisEvents, seriesCondition } from "./analysis-events";
-import { personPage } from "./analysis-persons";
-import { analysisRows, runAnalysis } from "./analysis-run";
+import { personRowsPage } from "./analysis-persons";
+import { analysisRows } from "./analysis-run";
 import { ClickHouseParams } from "./params";
 import { periodIndex, periodStart } from "./periods";
 import { type ClickHouseCohorts, jsonText } from "./property-filters";
@@ -88,17 +88,29 @@ export async function retentionCountsOnClickHouse(
   }));
 }
 
-/** The persons of a cohort, or of any (of one breakdown value): D1 ids in id order. */
-export async function retentionActorIdsOnClickHouse(
+/**
+ * The persons of a cohort, or of any (of one breakdown value), with the intervals they are counted
+ * at: D1 ids in id order, or by their number of appearances.
+ */
+export async function retentionActorsOnClickHouse(
   client: ClickHouseClient,
   query: RetentionActorsQuery,
   cohorts: ClickHouseCohorts,
-): Promise<number[]> {
+): Promise<RetentionActor[]> {
   const params = new ClickHouseParams(query.question.projectId);
   const where = [
     query.start === undefined ? "1" : `cohort = ${params.bind(query.start, "Int64")}`,
     query.breakdownValue === undefined ? "1" : `bv = ${params.text(query.breakdownValue)}`,
   ].join(" AND ");
-  const selected = `(SELECT pid FROM ${cellsSql(query.question, params, cohorts)} WHERE ${where})`;
-  return runAnalysis(client, personPage(selected, query.rows, params), params);
+  const selected = `(SELECT pid, arraySort(groupUniqArrayArray(ks)) AS ks FROM ${cellsSql(query.question, params, cohorts)}
+    WHERE ${where} GROUP BY pid)`;
+  const page = personRowsPage(
+    selected,
+    ["ks"],
+    query.rows,
+    params,
+    query.byAppearances ? "length(ks) DESC" : undefined,
+  );
+  const rows = await analysisRows<{ d1_id: number; ks: number[] }>(client, page, params);
+  return rows.map((r) => ({ personId: Number(r.d1_id), appearances: r.ks.map(Number) }));
 }

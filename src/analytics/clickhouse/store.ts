@@ -12,7 +12,7 @@ import { runHogQLOnClickHouse } from "./hogql";
 import { lifecycleActorIdsOnClickHouse, lifecycleCountsOnClickHouse } from "./lifecycle";
 import { analysisError } from "./analysis-run";
 import type { ClickHouseCohorts } from "./property-filters";
-import { retentionActorIdsOnClickHouse, retentionCountsOnClickHouse } from "./retention-cohorts";
+import { retentionActorsOnClickHouse, retentionCountsOnClickHouse } from "./retention-cohorts";
 import { stickinessActorIdsOnClickHouse, stickinessCountsOnClickHouse } from "./stickiness";
 import { trendsRowsOnClickHouse } from "./trends";
 import { trendsActorsOnClickHouse } from "./trends-actors";
@@ -141,8 +141,8 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     );
   }
 
-  async retentionActors(query: Q.RetentionActorsQuery): Promise<number[]> {
-    return retentionActorIdsOnClickHouse(
+  async retentionActors(query: Q.RetentionActorsQuery): Promise<Q.RetentionActor[]> {
+    return retentionActorsOnClickHouse(
       await this.analysisClient(),
       query,
       await this.cohortsFor(query.question.projectId, query),

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client-web";
 import { type ActorEvents, pointWindows, type TrendsActorsQuery } from "../queries";
-import { personCountsPage } from "./analysis-persons";
+import { personRowsPage } from "./analysis-persons";
 import { analysisRows } from "./analysis-run";
 import { ClickHouseParams } from "./params";
 import type { ClickHouseCohorts } from "./property-filters";
@@ -36,7 +36,7 @@ export async function trendsActorsOnClickHouse(
   const source = `(SELECT pid, count() AS events FROM (${matched}) WHERE ${inValue} GROUP BY pid)`;
   const rows = await analysisRows<{ d1_id: number; events: number }>(
     client,
-    personCountsPage(source, query.rows, params, !!query.byEvents),
+    personRowsPage(source, ["events"], query.rows, params, query.byEvents ? "events DESC" : undefined),
     params,
   );
   return rows.map((r) => ({ personId: Number(r.d1_id), events: Number(r.events) }));

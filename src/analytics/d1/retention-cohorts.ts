@@ -1,7 +1,7 @@
 import type { D1Client } from "../../db/client";
 import type { CohortSql } from "../../shared/filters";
 import { Params } from "../../lib/sql";
-import type { EventEntity, RetentionActorsQuery, RetentionCount, RetentionQuestion } from "../queries";
+import type { EventEntity, RetentionActor, RetentionActorsQuery, RetentionCount, RetentionQuestion } from "../queries";
 import { byTime } from "./funnel-sql";
 import { eventColumns, jsonText, keyPath, propertiesSql } from "./property-filters";
 import { runAll } from "./run";
@@ -92,19 +92,26 @@ export async function retentionCounts(
   }));
 }
 
-/** The persons of a cohort, or of any (of one breakdown value), in id order. */
-export async function retentionActorIds(
+/**
+ * The persons of a cohort, or of any (of one breakdown value), with the intervals they are counted
+ * at: in id order, or by their number of appearances.
+ */
+export async function retentionActors(
   d1: D1Client,
   query: RetentionActorsQuery,
   cohorts: CohortSql,
-): Promise<number[]> {
+): Promise<RetentionActor[]> {
   const params = new Params();
   const where = [
     query.start === undefined ? "1" : `cohort = ${params.bind(query.start)}`,
     query.breakdownValue === undefined ? "1" : `bv = ${params.bind(query.breakdownValue)}`,
   ].join(" AND ");
+  const order = query.byAppearances ? "count(*) DESC, pid" : "pid";
   const sql = `${cellsSql(query.question, params, cohorts)}
-    SELECT DISTINCT pid FROM cohorts WHERE ${where}
-    ORDER BY pid LIMIT ${params.bind(query.rows.limit)} OFFSET ${params.bind(query.rows.offset)}`;
-  return (await runAll<{ pid: number }>(d1, sql, params)).map((r) => r.pid);
+    SELECT pid, json_group_array(k) AS ks FROM (SELECT DISTINCT pid, k FROM cells WHERE ${where})
+    GROUP BY pid ORDER BY ${order} LIMIT ${params.bind(query.rows.limit)} OFFSET ${params.bind(query.rows.offset)}`;
+  return (await runAll<{ pid: number; ks: string }>(d1, sql, params)).map((r) => ({
+    personId: r.pid,
+    appearances: (JSON.parse(r.ks) as number[]).sort((a, b) => a - b),
+  }));
 }

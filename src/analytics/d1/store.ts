@@ -14,7 +14,7 @@ import { deleteEventsOf, detachFromDeletedPerson, followDistinctIds, timelineEve
 import { classifyD1QueryError } from "./query-errors";
 import { deleteEventsBefore } from "./retention";
 import { earliestEvent } from "./run";
-import { retentionActorIds, retentionCounts } from "./retention-cohorts";
+import { retentionActors, retentionCounts } from "./retention-cohorts";
 import { stickinessActorIds, stickinessCounts } from "./stickiness";
 import { trendsRows } from "./trends";
 import { trendsActorsOnD1 } from "./trends-actors";
@@ -78,8 +78,8 @@ export class D1AnalyticsStore implements AnalyticsStore {
     return retentionCounts(this.d1, question, last, await this.cohortsFor(question.projectId, question));
   }
 
-  async retentionActors(query: Q.RetentionActorsQuery): Promise<number[]> {
-    return retentionActorIds(this.d1, query, await this.cohortsFor(query.question.projectId, query));
+  async retentionActors(query: Q.RetentionActorsQuery): Promise<Q.RetentionActor[]> {
+    return retentionActors(this.d1, query, await this.cohortsFor(query.question.projectId, query));
   }
 
   async trends(question: Q.TrendsQuestion): Promise<Q.TrendsRow[]> {
