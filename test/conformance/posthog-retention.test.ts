@@ -17,9 +17,9 @@ import { agrees, conformance, notExpressible } from "./ledger";
  * The tests compare `pad()`-ed matrices of `values[].count` (one row per cohort, `totalIntervals` values,
  * 0 after the range's end), labels and cohort `date`s; so does this file. PostHog compares dates as
  * datetimes (the same instant), so the dates are compared as instants, except where a test compares the
- * ISO text. Persons are compared by distinct id (a person with several: sorted, joined with `+`); the
- * tests' `appearances` column (the intervals each person came back in) is not one edgehog's ActorsQuery
- * selects, so only the persons are compared, as sets (edgehog answers in its own order).
+ * ISO text. Persons are compared by distinct id (a person with several: sorted, joined with `+`); as sets
+ * where a test compares persons only, and in order with their `appearances` (the intervals each person
+ * counts at) where it reads them, ordered by their number (PostHog's persons modal order).
  *
  * Data goes in through `POST /batch/`, a person at their first event. PostHog's `_create_events` gives
  * every even row of a call `$some_property: "value"`, so does `Data.events`; a person's second distinct id
@@ -108,6 +108,30 @@ async function persons(projectId: number, query: Query, interval: number, breakd
     ...(breakdown ? { breakdown } : {}),
   };
   return actorIdSetOf(await insightActorsOk(projectId, source));
+}
+
+/**
+ * PostHog's `run_actors_query`: the persons of cohort `interval` with their `appearances` (the
+ * intervals they count at) and the `select`ed columns, most appearances first: rows of the person's
+ * distinct ids (sorted, joined with `+`), the appearances and the columns.
+ */
+async function appearances(projectId: number, query: Query, interval: number, select: string[] = []) {
+  const res = await call(`/api/environments/${projectId}/query/`, {
+    method: "POST",
+    body: {
+      query: {
+        kind: "ActorsQuery",
+        select: ["person", "appearances", ...select],
+        orderBy: ["length(appearances) DESC", "actor_id"],
+        source: { kind: "InsightActorsQuery", source: retentionQuery(query), interval },
+      },
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return (res.json.results as unknown[][]).map(([person, ...rest]) => [
+    [...(person as { distinct_ids: string[] }).distinct_ids].sort().join("+"),
+    ...rest,
+  ]);
 }
 
 /** `pluck(result, "values", "count")`. */
@@ -584,18 +608,23 @@ async function hourInterval(first = "2020-06-10T06:00:00Z", timezone?: string, o
   expect(instants(results)).toEqual(everyHours(first, 11, 1));
 }
 
-/** test_retention_people_basic: cohort 0 (the 10th) is person1 alone. */
+/** test_retention_people_basic: cohort 0 (the 10th) is person1 alone, there at days 0 to 2, not 3 or 4. */
 async function peopleBasic() {
   const projectId = await twoPersons().project();
   const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
   expect(await persons(projectId, query, 0)).toEqual(["alias1+person1"]);
+  const days = await appearances(projectId, query, 0, ["day_0", "day_1", "day_2", "day_3", "day_4"]);
+  expect(days.map(([person, , ...flags]) => [person, ...flags])).toEqual([["alias1+person1", 1, 1, 1, 0, 0]]);
 }
 
-/** test_retention_people_in_period: cohort 2 (the 12th) is person2 and person1 (compared as a set). */
+/** test_retention_people_in_period: cohort 2 (the 12th): person2 (four appearances), then person1 (three). */
 async function peopleInPeriod() {
   const projectId = await twoPersons([...TWO_PERSONS, ["person2", d(7)]]).project();
   const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: ELEVEN };
-  expect(await persons(projectId, query, 2)).toEqual(sorted(["alias1+person1", "person2"]));
+  expect(await appearances(projectId, query, 2)).toEqual([
+    ["person2", [0, 1, 4, 5]],
+    ["alias1+person1", [0, 3, 4]],
+  ]);
 }
 
 /** First-time `$user_signed_up`, returning on `$pageview` (the people tests: no entity names). */
@@ -609,10 +638,11 @@ const FIRST_TIME_IDS = {
 const firstTimeCohortZero = (projectId: number, dateTo: string, retentionFilter: Query) =>
   persons(projectId, { dateRange: { date_to: dateTo }, retentionFilter: { ...FIRST_TIME_IDS, ...retentionFilter } }, 0);
 
-/** test_retention_people_in_period_first_time: the first-time sign-ups of the 10th (cohort 0 to the 20th): person3. */
+/** test_retention_people_in_period_first_time: the first-time sign-ups of the 10th (cohort 0 to the 20th): person3, back on days 1, 3, 4 and 5. */
 async function peopleInPeriodFirstTime() {
   const projectId = await firstTimeData().project();
-  expect(await firstTimeCohortZero(projectId, d(10, 6), ELEVEN)).toEqual(["person3"]);
+  const query = { dateRange: { date_to: d(10, 6) }, retentionFilter: { ...FIRST_TIME_IDS, ...ELEVEN } };
+  expect(await appearances(projectId, query, 0)).toEqual([["person3", [0, 1, 3, 4, 5]]]);
 }
 
 /** test_retention_people_first_time: person3 on the 10th, then none in cohort 0 to the 24th (`later`'s intervals). */
@@ -841,13 +871,11 @@ conformance({ name: "PostHog retention tests (test_retention_query_runner.py)", 
     expect(specific).toEqual(allEvents);
   });
 
-  // (Its second half selects the `day_N` appearance columns: not among edgehog's ActorsQuery columns.)
   agrees("test_retention_people_basic", peopleBasic);
 
   // The later question has the default 8 cohorts to the 24th: the first is the 17th.
   agrees("test_retention_people_first_time", () => peopleFirstTime({}));
 
-  // (PostHog orders the persons by appearances.)
   agrees("test_retention_people_in_period", peopleInPeriod);
 
   notExpressible("test_retention_people_search", "search over an insight's persons");
@@ -1975,7 +2003,7 @@ conformance({ name: "PostHog retention tests (test_retention.py)", version: "285
     "the legacy /api/person/retention endpoint's query-string errors",
   );
 
-  // Cohort 2: person2 and person1 (the legacy engine's `appearances` are not compared).
+  // Cohort 2: person2, then person1, by their appearances.
   agrees("test_retention_people_in_period", peopleInPeriod);
 
   agrees("test_retention_people_in_perieod_first_time", peopleInPeriodFirstTime);
