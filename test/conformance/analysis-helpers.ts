@@ -130,17 +130,19 @@ export const RECORDINGS_ROW = "Persons analysis: include_recordings (ignored, ma
 
 /**
  * Runs PostHog's `ActorsQuery` over an insight's persons through `POST /api/environments/:project_id/query/`:
- * `source` is an InsightActorsQuery (or StickinessActorsQuery) over a LifecycleQuery or StickinessQuery.
+ * `source` is an InsightActorsQuery (or StickinessActorsQuery) over a TrendsQuery, LifecycleQuery or
+ * StickinessQuery; `orderBy` `[]` is person order, `["event_count DESC"]` (a TrendsQuery's persons) most events first.
  * Expects 200 and returns the rows (`results`, one per person, a value per `select`ed column).
  */
 export async function insightActorsOk(
   projectId: number,
   source: Record<string, unknown>,
   select: string[] = ["actor"],
+  orderBy: string[] = [],
 ): Promise<unknown[][]> {
   const res = await call(`/api/environments/${projectId}/query/`, {
     method: "POST",
-    body: { query: { kind: "ActorsQuery", select, orderBy: [], source } },
+    body: { query: { kind: "ActorsQuery", select, orderBy, source } },
   });
   expect(res.status, res.text).toBe(200);
   return res.json.results as unknown[][];

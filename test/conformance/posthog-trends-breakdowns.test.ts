@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { createProject } from "../helpers";
-import { at, captureJourneys, idRange } from "./analysis-helpers";
+import { actorIdSetOf, at, captureJourneys, idRange, insightActorsOk, sorted } from "./analysis-helpers";
 import { agrees, conformance, notExpressible, deliberate } from "./ledger";
 import { ev, NULL_BREAKDOWN, OTHER_BREAKDOWN, range, trendsResponse } from "./trends-helpers";
 
@@ -8,7 +8,8 @@ import { ev, NULL_BREAKDOWN, OTHER_BREAKDOWN, range, trendsResponse } from "./tr
  * PostHog's trends breakdown tests beside test_trends.py (posthog/hogql_queries/insights/trends/test/):
  * null, empty and missing values (test_trends_breakdown_empty_null_properties.py), the breakdown
  * limit (test_breakdown_limits.py) and cohort breakdown values (test_breakdown.py), replayed as
- * TrendsQuery through `POST /api/environments/:project_id/query/`. The limit file tests the query
+ * TrendsQuery through `POST /api/environments/:project_id/query/` (and the persons of a null value as
+ * an ActorsQuery over an InsightActorsQuery of it). The limit file tests the query
  * builder directly; where what it asserts shows in the answer (how many values come back before
  * "other"), that answer is asserted instead.
  */
@@ -19,8 +20,18 @@ conformance(
     const DAY = "2024-01-10T12:00:00Z";
     const TO_JAN_15 = range("2024-01-01", "2024-01-15");
 
-    // A null, an empty and a missing value are one null sentinel (3); the actors half of PostHog's
-    // test (InsightActorsQuery of that sentinel) is not replayed: edgehog has no trends actors.
+    /** PostHog's ActorsQuery of the test: the persons of one breakdown value on 10 January, most events first. */
+    const personsOf = async (projectId: number, query: Record<string, unknown>, breakdown: unknown) =>
+      actorIdSetOf(
+        await insightActorsOk(
+          projectId,
+          { kind: "InsightActorsQuery", source: { kind: "TrendsQuery", ...query }, breakdown, day: "2024-01-10" },
+          ["actor", "event_count"],
+          ["event_count DESC"],
+        ),
+      );
+
+    // A null, an empty and a missing value are one null sentinel (3), and its persons are those three.
     agrees("test_breakdown_with_null_empty_and_missing_properties", async () => {
       const project = await createProject();
       await captureJourneys(project.api_token, {
@@ -29,18 +40,22 @@ conformance(
         user_with_missing: [at("test_event", DAY, { some_other_property: "value" })],
         user_with_value: [at("test_event", DAY, { test_property: "actual_value" })],
       });
-      const { results } = await trendsResponse(project.id, {
+      const query = {
         series: [ev("test_event")],
         dateRange: TO_JAN_15,
         breakdownFilter: { breakdown: "test_property", breakdown_type: "event" },
-      });
+      };
+      const { results } = await trendsResponse(project.id, query);
       const counts = Object.fromEntries(results.map((r) => [r.breakdown_value, r.count]));
       expect(counts[NULL_BREAKDOWN]).toBe(3);
       expect(counts.actual_value).toBe(1);
+      expect(await personsOf(project.id, query, NULL_BREAKDOWN)).toEqual(
+        sorted(["user_with_null", "user_with_empty_string", "user_with_missing"]),
+      );
     });
 
-    // Two properties, both missing: the value is a list of two null sentinels (1 event); the actors
-    // half is not replayed, as above.
+    // Two properties, both missing: the value is a list of two null sentinels (1 event), whose one person
+    // is user_none_none.
     agrees("test_multiple_breakdown_with_null_empty_and_missing_properties", async () => {
       const project = await createProject();
       await captureJourneys(project.api_token, {
@@ -48,7 +63,7 @@ conformance(
         user_value_none: [at("test_event", DAY, { prop1: "value1" })],
         user_none_value: [at("test_event", DAY, { prop2: "value2" })],
       });
-      const { results } = await trendsResponse(project.id, {
+      const query = {
         series: [ev("test_event")],
         dateRange: TO_JAN_15,
         breakdownFilter: {
@@ -57,12 +72,14 @@ conformance(
             { property: "prop2", type: "event" },
           ],
         },
-      });
+      };
+      const { results } = await trendsResponse(project.id, query);
       const noneNone = results.find(
         (r) => JSON.stringify(r.breakdown_value) === JSON.stringify([NULL_BREAKDOWN, NULL_BREAKDOWN]),
       );
       expect(noneNone, JSON.stringify(results.map((r) => r.breakdown_value))).toBeDefined();
       expect(noneNone!.count).toBe(1);
+      expect(await personsOf(project.id, query, [NULL_BREAKDOWN, NULL_BREAKDOWN])).toEqual(["user_none_none"]);
     });
   },
 );

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { call, createProject } from "../helpers";
 import { at, captureJourneys, idRange, type Journeys } from "./analysis-helpers";
-import { alias, dayDates, dayLabels, ev, range, trends, WEEK_TO_JAN_4 } from "./trends-helpers";
+import { alias, dayDates, dayLabels, ev, range, trends, trendsPersons, WEEK_TO_JAN_4 } from "./trends-helpers";
 import { agrees, conformance, notExpressible } from "./ledger";
 
 /**
@@ -989,7 +989,28 @@ conformance({ name: "PostHog trends tests (test_trends.py)", version: "065bf8f25
     "test_breakdown_by_person_property_for_person_on_events_with_zero_person_ids",
     "events with the zero person id (person-on-events only)",
   );
-  notExpressible("test_breakdown_by_property_pie", "trends actors (InsightActorsQuery)");
+  // A pie's persons of a breakdown value (no `day`: the whole range), most events first: value_1 is person2
+  // (2 events), then person1 and person3 (1 each); value_2 is person2 (1). person4's event is after the range.
+  agrees("test_breakdown_by_property_pie", async () => {
+    const project = await createProject();
+    const movie = (day: string, fake_prop: string) => at("watched movie", `2020-01-${day}T12:00:00Z`, { fake_prop });
+    await captureJourneys(project.api_token, {
+      person1: [movie("01", "value_1")],
+      person2: [movie("01", "value_1"), movie("01", "value_1"), movie("02", "value_2")],
+      person3: [movie("01", "value_1")],
+      person4: [movie("05", "value_1")],
+    });
+    const query = {
+      series: [ev("watched movie", { name: "watched movie", math: "dau" })],
+      dateRange: TWO_WEEKS_TO_JAN_4,
+      trendsFilter: { display: "ActionsPie" },
+      breakdownFilter: { breakdown: "fake_prop", breakdown_type: "event" },
+    };
+    const value1 = await trendsPersons(project.id, query, { series: 0, breakdown: "value_1" });
+    expect(value1[0]).toBe("person2:2");
+    expect(value1.slice(1).sort()).toEqual(["person1:1", "person3:1"]);
+    expect(await trendsPersons(project.id, query, { series: 0, breakdown: "value_2" })).toEqual(["person2:1"]);
+  });
 
   // A pie of unique users by person name: one each.
   agrees("test_breakdown_by_person_property_pie", async () => {

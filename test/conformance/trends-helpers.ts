@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { call } from "../helpers";
-import { at, type JourneyEvent } from "./analysis-helpers";
+import { at, insightActorsOk, type JourneyEvent } from "./analysis-helpers";
 
 /**
  * Shared by the suites that replay PostHog's trends tests (test_formula.py, the breakdown files) as
@@ -40,6 +40,29 @@ export const WEEK_TO_JAN_4 = range("2019-12-28", "2020-01-04");
 export const ALIAS_AT = "2019-12-01T00:00:00Z";
 /** The event that links `alias` to the distinct id sending it (PostHog's person with both ids). */
 export const alias = (id: string): JourneyEvent => at("$create_alias", ALIAS_AT, { alias: id });
+
+/**
+ * PostHog's `get_actors` (test_trends_persons.py, used by test_trends.py too): an ActorsQuery selecting
+ * `actor`, `created_at`, `event_count` and `matched_recordings`, most events first, over an
+ * InsightActorsQuery (`pick`: `day`, `series`, `breakdown`, `compare`) of a TrendsQuery. Each person
+ * comes back as `distinct_id:event_count` (several distinct ids sorted and joined with `+`), in the
+ * answer's order.
+ */
+export async function trendsPersons(
+  projectId: number,
+  query: Record<string, unknown>,
+  pick: Record<string, unknown> = {},
+): Promise<string[]> {
+  const rows = await insightActorsOk(
+    projectId,
+    { kind: "InsightActorsQuery", source: { kind: "TrendsQuery", ...query }, includeRecordings: true, ...pick },
+    ["actor", "created_at", "event_count", "matched_recordings"],
+    ["event_count DESC"],
+  );
+  return rows.map(
+    ([actor, , count]) => `${[...(actor as { distinct_ids: string[] }).distinct_ids].sort().join("+")}:${count}`,
+  );
+}
 
 export const NULL_BREAKDOWN = "$$_posthog_breakdown_null_$$";
 export const OTHER_BREAKDOWN = "$$_posthog_breakdown_other_$$";
