@@ -427,6 +427,12 @@ export interface TrendsBreakdown {
   limit: number;
   /** URL values without their trailing `/`, `?` and `#` (`/` when nothing else is left), as PostHog's breakdown_normalize_url. */
   normalizeUrl?: boolean;
+  /**
+   * The values already ranked and kept (a previous answer's): these are answered, and every other
+   * value's events are aggregated together as one "other" (no ranking, no limit), which is how an
+   * aggregate that does not add up across values (distinct users, averages) gets its "other".
+   */
+  shown?: (string | null)[][];
 }
 
 /**

@@ -41,12 +41,14 @@ export async function trendsRowsOnClickHouse(
   // Breakdown values ranked (real values, then none; larger totals first; then by value) by window
   // functions over the grouped rows, which are computed once (a CTE read twice would be computed twice).
   const limit = breakdown && params.bind(breakdown.limit, "UInt64");
-  const sql = breakdown
-    ? `SELECT bucket, if(r <= ${limit}, bv, []) AS value, r > ${limit} AS other, sum(v) AS v FROM (
+  const sql = breakdown?.shown
+    ? `SELECT bucket, bv AS value, empty(bv) AS other, v FROM (${agg})`
+    : breakdown
+      ? `SELECT bucket, if(r <= ${limit}, bv, []) AS value, r > ${limit} AS other, sum(v) AS v FROM (
         SELECT bucket, bv, v, dense_rank() OVER (ORDER BY arrayAll(x -> isNull(x), bv), total DESC, bv) AS r FROM (
           SELECT bucket, bv, v, sum(v) OVER (PARTITION BY bv) AS total FROM (${agg})))
       GROUP BY bucket, value, other`
-    : `SELECT bucket, v FROM (${agg})`;
+      : `SELECT bucket, v FROM (${agg})`;
   const rows = await analysisRows<{ bucket: number; v: number | null; value?: (string | null)[]; other?: number }>(
     client,
     sql,
@@ -85,7 +87,11 @@ export function seriesOnClickHouse(
     const raw = `nullIf(${jsonText(source, params.text(key))}, '')`;
     return breakdown?.normalizeUrl ? `if(empty(trimRight(${raw}, '/?#')), '/', trimRight(${raw}, '/?#'))` : raw;
   };
-  const value = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
+  const raw = breakdown ? `[${breakdown.keys.map(text).join(", ")}]` : "CAST(NULL AS Nullable(String))";
+  // With the values already ranked, any other value is the empty list (a value has one part per key).
+  const value = breakdown?.shown
+    ? `if(has(${params.bind(breakdown.shown, "Array(Array(Nullable(String)))")}, ${raw}), ${raw}, [])`
+    : raw;
   const eventMatch = question.series.event === null ? "1" : `event = ${params.text(question.series.event)}`;
   return { events, condition, eventMatch, value };
 }

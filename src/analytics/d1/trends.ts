@@ -12,14 +12,19 @@ import { inWindows, seriesMatch, windowsCte } from "./windows";
  * range scan of the events index, so every event is read once; each bucket's value is aggregated per
  * breakdown value, and values past the breakdown limit are summed into one "other" value per bucket.
  */
+/** The breakdown value standing for every value not shown (a text no value's JSON list can be). */
+const OTHER_VALUE = "other";
+
 export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts: CohortSql): Promise<TrendsRow[]> {
   const { aggregate, breakdown } = question;
   const params = new Params();
   const parts = seriesParts(question, params, cohorts);
   const windows = windowsCte("windows", question.windows, params);
   const ctes = [windows, ...aggregateCtes(aggregate, parts, question)];
-  const sql = breakdown
-    ? `WITH ${ctes.join(", ")},
+  const sql = breakdown?.shown
+    ? `WITH ${ctes.join(", ")} SELECT bucket, NULLIF(bv, '${OTHER_VALUE}') AS bv, bv = '${OTHER_VALUE}' AS other, v FROM agg`
+    : breakdown
+      ? `WITH ${ctes.join(", ")},
       totals AS (SELECT bv, sum(v) AS total FROM agg GROUP BY bv),
       ranked AS (
         SELECT bv, row_number() OVER (ORDER BY bv = ${params.bind(JSON.stringify(breakdown.keys.map(() => null)))}, total DESC, bv) AS r
@@ -28,7 +33,7 @@ export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts
         r.r > ${params.bind(breakdown.limit)} AS other, sum(a.v) AS v
       FROM agg a JOIN ranked r ON r.bv = a.bv
       GROUP BY 1, 2, 3`
-    : `WITH ${ctes.join(", ")} SELECT bucket, v FROM agg`;
+      : `WITH ${ctes.join(", ")} SELECT bucket, v FROM agg`;
   const rows = await runAll<{ bucket: number; v: number | null; bv?: string | null; other?: number }>(d1, sql, params);
   return rows.map((r) => ({
     bucket: r.bucket,
@@ -52,7 +57,13 @@ export function seriesParts(question: TrendsQuestion, params: Params, cohorts: C
       ? `CASE WHEN ${raw} IS NULL THEN NULL WHEN rtrim(${raw}, '/?#') = '' THEN '/' ELSE rtrim(${raw}, '/?#') END`
       : raw;
   };
-  const value = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
+  const raw = breakdown ? `json_array(${breakdown.keys.map(text).join(", ")})` : "NULL";
+  // With the values already ranked, any other value is the one value 'other' (not a JSON list).
+  const shown =
+    breakdown?.shown &&
+    `EXISTS (SELECT 1 FROM json_each(${params.bind(JSON.stringify(breakdown.shown))}) s
+      WHERE ${breakdown.keys.map((key, i) => `json_extract(s.value, '$[${i}]') IS ${text(key)}`).join(" AND ")})`;
+  const value = shown ? `CASE WHEN ${shown} THEN ${raw} ELSE '${OTHER_VALUE}' END` : raw;
   const project = params.bind(question.projectId);
   return { params, project, eventMatch, match, value, named: series.event !== null };
 }

@@ -4,7 +4,7 @@ import { clockOf, parseInstant } from "../../lib/time/date-range";
 import { startOfInterval } from "../../lib/time/zone";
 import type { InsightContext } from "../context";
 import { NULL_BREAKDOWN, OTHER_BREAKDOWN } from "./results";
-import { planTrends, questionFor, trendsPeriods } from "./runner";
+import { planTrends, questionFor, shownValues, trendsPeriods } from "./runner";
 import type { TrendsQuery } from "./schema";
 
 /** One point of a trends result, as an InsightActorsQuery names it. */
@@ -85,11 +85,7 @@ export async function trendsActors(
   }
   const actors: TrendsActorsQuery = { question, bucket, rows, byEvents };
   if (point.breakdown && "value" in point.breakdown) actors.breakdownValue = { is: point.breakdown.value };
-  if (point.breakdown && "other" in point.breakdown) {
-    const shown = new Map<string, (string | null)[]>();
-    for (const row of await ctx.store.trends(question))
-      if (!row.other && row.breakdown) shown.set(JSON.stringify(row.breakdown), row.breakdown);
-    actors.breakdownValue = { notIn: [...shown.values()] };
-  }
+  if (point.breakdown && "other" in point.breakdown)
+    actors.breakdownValue = { notIn: shownValues(await ctx.store.trends(question)) };
   return ctx.store.trendsActors(actors);
 }

@@ -121,7 +121,7 @@ export async function runTrends(ctx: InsightContext, query: TrendsQuery): Promis
       Promise.all(
         query.series.map(async (node, order): Promise<SeriesValues> => {
           const question = questionFor(ctx, node, order, period.range, plan, properties);
-          const rows = await ctx.store.trends(question);
+          const rows = await seriesRows(ctx, question);
           const buckets = question.windows.length - (question.rolling ?? 1) + 1;
           return { node, order, lines: linesOf(rows, buckets, plan) };
         }),
@@ -229,6 +229,32 @@ export function questionFor(
     bucketing: { interval: read.interval, timezone: zone, weekStart: ctx.weekStart, starts: read.starts },
     ...(rolling ? { rolling } : {}),
   };
+}
+
+/**
+ * A series' rows. With a breakdown, values past the limit are "other": the engines sum their
+ * values, which is the other's value where the aggregate adds up across values (events, sums,
+ * first-time users); otherwise (distinct users or sessions, averages, extremes, quantiles) the
+ * other values' events are aggregated again together, as PostHog aggregates its "other" group.
+ */
+async function seriesRows(ctx: InsightContext, question: TrendsQuestion): Promise<TrendsRow[]> {
+  const rows = await ctx.store.trends(question);
+  const { aggregate, breakdown } = question;
+  const addsUp =
+    aggregate.kind === "events" ||
+    aggregate.kind === "firstTime" ||
+    (aggregate.kind === "property" && aggregate.fn === "sum");
+  if (!breakdown || addsUp || !rows.some((row) => row.other)) return rows;
+  const shown = shownValues(rows);
+  const folded = await ctx.store.trends({ ...question, breakdown: { ...breakdown, shown } });
+  return [...rows.filter((row) => !row.other), ...folded.filter((row) => row.other)];
+}
+
+/** The breakdown values an answer shows (not folded into "other"), each once. */
+export function shownValues(rows: TrendsRow[]): (string | null)[][] {
+  const shown = new Map<string, (string | null)[]>();
+  for (const row of rows) if (!row.other && row.breakdown) shown.set(JSON.stringify(row.breakdown), row.breakdown);
+  return [...shown.values()];
 }
 
 /** Weekly (monthly) active users over week (month) buckets or longer are distinct users per bucket, as PostHog converts them. */
