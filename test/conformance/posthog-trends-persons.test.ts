@@ -394,6 +394,14 @@ conformance({ name: "PostHog trends persons tests (test_trends_persons.py)", ver
     });
   });
 
+  // Two pageviews at the same first moment are both first: the person counts from Chrome and from Safari.
+  agrees("test_trends_math_first_time_for_user_matches_all_first_events", async () => {
+    expect(await firstFromBrowser(["2020-01-11T12:00:00Z", "2020-01-11T12:00:00Z"])).toEqual({
+      Chrome: [["anon1+p1"], []],
+      Safari: [["anon1+p1"], []],
+    });
+  });
+
   // By month: nobody in March, person1 and person2 in April, person3 in May. The range is `-180d`
   // frozen on 6 May 2023.
   agrees("test_trends_math_first_time_for_user_month_interval", async () => {

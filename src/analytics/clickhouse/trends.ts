@@ -173,13 +173,17 @@ function rollingSql(states: string, p: Parts, question: TrendsQuestion): string 
 /**
  * `(pid, timestamp, bv)`: each person's first event of the series' name of all time (with
  * `matchingFilters`, the first passing its filters), in the events' order, kept if it passes the
- * filters: it counts where it falls (first_time_for_user, first_matching_event_for_user).
+ * filters (any event at that first moment may, as PostHog compares the first time passing the
+ * filters with the first time): it counts where it falls (first_time_for_user,
+ * first_matching_event_for_user).
  */
 export function firstEventsSql(
   p: { events: string; condition: string; eventMatch: string; value: string },
   matchingFilters: boolean,
 ): string {
   const match = matchingFilters ? p.condition : p.eventMatch;
-  return `SELECT pid, min(timestamp) AS timestamp, argMin(${p.value}, ord) AS bv FROM ${p.events}
-    WHERE pid IS NOT NULL AND ${match} GROUP BY pid HAVING argMin(${p.condition}, ord)`;
+  // At the first moment, an event passing the filters comes first.
+  const first = `(t, NOT ifNull(${p.condition}, 0), ord)`;
+  return `SELECT pid, min(timestamp) AS timestamp, argMin(${p.value}, ${first}) AS bv FROM ${p.events}
+    WHERE pid IS NOT NULL AND ${match} GROUP BY pid HAVING argMin(${p.condition}, ${first})`;
 }

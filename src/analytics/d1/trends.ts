@@ -158,13 +158,15 @@ function aggregateCtes(aggregate: TrendsAggregate, p: SeriesParts, question: Tre
 
 /**
  * `firsts(pid, t, bv, ok, n)`: each person's events of the series' name (with `matchingFilters`,
- * those passing its filters) numbered in time order; the first (`n = 1`) counts where it falls if it
- * passes the filters (`ok`): first_time_for_user and first_matching_event_for_user.
+ * those passing its filters) numbered in time order, at one time those passing the filters first;
+ * the first (`n = 1`) counts where it falls if it passes them (`ok`): any event at the person's first
+ * moment may (PostHog compares the first time passing the filters with the first time):
+ * first_time_for_user and first_matching_event_for_user.
  */
 export function firstsCte(p: SeriesParts, matchingFilters: boolean): string {
   return `firsts AS (
       SELECT x.person_id AS pid, x.timestamp AS t, ${p.value} AS bv, ${p.match} AS ok,
-        row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, x.id) AS n
+        row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, CASE WHEN ${p.match} THEN 0 ELSE 1 END, x.id) AS n
       FROM ${byTime(p.named)}
       WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${matchingFilters ? p.match : p.eventMatch})`;
 }
