@@ -100,6 +100,8 @@ export const persons = sqliteTable(
     uniqueIndex("persons_uuid_unique").on(t.projectId, t.uuid),
     // The persons list order: newest first.
     index("persons_project_created_idx").on(t.projectId, t.createdAt, t.id),
+    // The persons list's `email` (an exact person property match, as PostHog's): an index lookup.
+    index("persons_project_email_idx").on(t.projectId, sql`json_extract(${t.properties}, '$.email')`),
   ],
 );
 

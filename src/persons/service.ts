@@ -18,13 +18,22 @@ export interface PersonListQuery {
 
 /** The project's persons matching the query, newest first (then highest id), with the total count. */
 export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
-  const conditions: (SQL | undefined)[] = [eq(persons.projectId, projectId)];
-  if (query.distinctId !== undefined) {
-    conditions.push(
+  // Exact lookups name their few persons through an index; the rest narrow those down.
+  const exact: SQL[] = [];
+  if (query.distinctId !== undefined)
+    exact.push(
       sql`${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id = ${query.distinctId})`,
     );
-  }
-  if (query.email !== undefined) conditions.push(sql`json_extract(${persons.properties}, '$.email') = ${query.email}`);
+  if (query.email !== undefined)
+    exact.push(
+      sql`${persons.id} IN (SELECT id FROM persons WHERE project_id = ${projectId} AND json_extract(properties, '$.email') = ${query.email})`,
+    );
+  // With an exact lookup the project is checked on each person found (`+` keeps SQLite from walking
+  // the project's persons in list order instead); without one the list walks that order.
+  const conditions: (SQL | undefined)[] = [
+    exact.length ? sql`+${persons.projectId} = ${projectId}` : eq(persons.projectId, projectId),
+    ...exact,
+  ];
   const term = query.search?.trim();
   if (term) {
     conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}

@@ -1,0 +1,100 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { getPerson, listPersons, type PersonListQuery } from "../../src/persons/service";
+import { createProject } from "../helpers";
+import { seedPerson } from "../persons-analysis/fixtures";
+
+/**
+ * The persons list's exact lookups (distinct id, email) and a person's page (id, uuid) reach their
+ * persons through an index, whatever the number of persons: SQLite's plans for the statements they
+ * prepare (the real D1 binding, recorded) never walk the project's persons.
+ */
+let projectId: number;
+let uuid: string;
+
+beforeAll(async () => {
+  projectId = (await createProject()).id;
+  uuid = (await seedPerson(projectId, { distinctId: "plan-1", properties: { email: "a@example.com" } })).uuid;
+  await seedPerson(projectId, { distinctId: "plan-2", properties: { email: "b@example.com" } });
+});
+
+/** The plans of the statements reading `persons` that `run` prepares, and what it answered. */
+async function plansOf<T>(
+  run: (db: ReturnType<typeof createDb>) => Promise<T>,
+): Promise<{ plans: string[]; answer: T }> {
+  const statements: { sql: string; values: unknown[] }[] = [];
+  const spy = {
+    prepare(sql: string) {
+      const stmt = env.DB.prepare(sql);
+      return new Proxy(stmt, {
+        get(target, prop) {
+          if (prop === "bind")
+            return (...values: unknown[]) => {
+              if (/from "persons"/i.test(sql)) statements.push({ sql, values });
+              return target.bind(...values);
+            };
+          const v = Reflect.get(target, prop);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    },
+    batch: (s: D1PreparedStatement[]) => env.DB.batch(s),
+  } as unknown as D1Database;
+  const answer = await run(createDb(spy));
+  const plans: string[] = [];
+  for (const s of statements) {
+    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+      .bind(...s.values)
+      .all<{ detail: string }>();
+    plans.push(rows.results.map((r) => r.detail).join("\n"));
+  }
+  expect(plans.length).toBeGreaterThan(0);
+  return { plans, answer };
+}
+
+const list = (query: PersonListQuery) => plansOf((db) => listPersons(db, projectId, query, { limit: 100, offset: 0 }));
+
+/** Every statement finds its persons by key, and none walks the project's persons in list order. */
+const byKey = (plans: string[]) => {
+  for (const plan of plans) {
+    expect(plan).toMatch(/SEARCH persons USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(plan).not.toMatch(/persons_project_created_idx/);
+    expect(plan).not.toMatch(/SCAN persons/);
+  }
+};
+
+describe("persons lookups use indexes", () => {
+  it("distinct_id: the distinct ids' unique index, then the person by key (page and count)", async () => {
+    const { plans, answer } = await list({ distinctId: "plan-1" });
+    expect(answer.rows.map((r) => r.distinctIds)).toEqual([["plan-1"]]);
+    expect(answer.count).toBe(1);
+    expect(plans).toHaveLength(2);
+    byKey(plans);
+    for (const plan of plans) expect(plan).toMatch(/person_distinct_ids_unique \(project_id=\? AND distinct_id=\?\)/);
+  });
+
+  it("email: the persons' email index, then the person by key", async () => {
+    const { plans, answer } = await list({ email: "b@example.com" });
+    expect(answer.rows.map((r) => r.distinctIds)).toEqual([["plan-2"]]);
+    byKey(plans);
+    for (const plan of plans) expect(plan).toMatch(/persons_project_email_idx \(project_id=\? AND <expr>=\?\)/);
+  });
+
+  it("both, with a search on top: still from the lookups", async () => {
+    const { plans, answer } = await list({ distinctId: "plan-1", email: "a@example.com", search: "plan" });
+    expect(answer.count).toBe(1);
+    byKey(plans);
+  });
+
+  it("a person's page by id or uuid", async () => {
+    const byUuid = await plansOf((db) => getPerson(db, projectId, uuid));
+    expect(byUuid.answer?.uuid).toBe(uuid);
+    expect(byUuid.plans.join("\n")).toMatch(/persons_uuid_unique \(project_id=\? AND uuid=\?\)|INTEGER PRIMARY KEY/);
+    const byId = await plansOf((db) => getPerson(db, projectId, String(byUuid.answer!.id)));
+    expect(byId.answer?.uuid).toBe(uuid);
+    expect(byId.plans.join("\n")).toMatch(/SEARCH persons USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    for (const plan of [...byUuid.plans, ...byId.plans])
+      expect(plan).not.toMatch(/SCAN persons|persons_project_created_idx/);
+  });
+});
