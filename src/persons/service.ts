@@ -28,18 +28,23 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
     exact.push(
       sql`${persons.id} IN (SELECT id FROM persons WHERE project_id = ${projectId} AND json_extract(properties, '$.email') = ${query.email})`,
     );
-  // With an exact lookup the project is checked on each person found (`+` keeps SQLite from walking
-  // the project's persons in list order instead); without one the list walks that order.
+  const term = query.search?.trim();
+  // A search of three characters or more takes its candidates from the trigram index.
+  const searchIndexed = term ? searchCandidates(term) : undefined;
+  if (searchIndexed)
+    exact.push(sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${searchIndexed})`);
+  // With a lookup the project is checked on each person found (`+` keeps SQLite from walking the
+  // project's persons in list order instead); without one the list walks that order.
   const conditions: (SQL | undefined)[] = [
     exact.length ? sql`+${persons.projectId} = ${projectId}` : eq(persons.projectId, projectId),
     ...exact,
   ];
-  const term = query.search?.trim();
   if (term) {
+    // The fields themselves decide (the index's candidates may be more).
     conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
       OR ${containsText(sql`json_extract(${persons.properties}, '$.name')`, term)}
       OR ${containsText(persons.uuid, term)}
-      OR ${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND ${containsText(sql`distinct_id`, term)}))`);
+      OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND ${containsText(sql`d.distinct_id`, term)}))`);
   }
   if (query.filter) conditions.push(await personsMatchingSql(db, projectId, query.filter));
   const where = and(...conditions);
@@ -54,6 +59,25 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
     db.select({ n: count() }).from(persons).where(where).get(),
   ]);
   return { rows: await withDistinctIds(db, rows), count: total?.n ?? 0 };
+}
+
+/** D1 refuses LIKE patterns over 50 bytes: the candidates' pattern holds at most this much of the term. */
+const MAX_PATTERN_BYTES = 48;
+
+/**
+ * The LIKE pattern finding a search's candidates in `person_search` (migration 0007), or none for a
+ * term under three characters (no trigram to look up: those persons are read in list order). The
+ * term's `%` and `_` stay wildcards and a long term is cut: either only adds candidates, which the
+ * fields themselves then decide.
+ */
+function searchCandidates(term: string): string | undefined {
+  if ([...term].length < 3) return undefined;
+  let kept = "";
+  for (const char of term) {
+    if (new TextEncoder().encode(`%${kept}${char}%`).length > MAX_PATTERN_BYTES) break;
+    kept += char;
+  }
+  return [...kept].length >= 3 ? `%${kept}%` : undefined;
 }
 
 /** Attaches each person's distinct ids (insertion order) in one query. */

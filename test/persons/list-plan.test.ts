@@ -6,8 +6,8 @@ import { createProject } from "../helpers";
 import { seedPerson } from "../persons-analysis/fixtures";
 
 /**
- * The persons list's exact lookups (distinct id, email) and a person's page (id, uuid) reach their
- * persons through an index, whatever the number of persons: SQLite's plans for the statements they
+ * The persons list's exact lookups (distinct id, email), its search and a person's page (id, uuid)
+ * reach their persons through an index, whatever the number of persons: SQLite's plans for the statements they
  * prepare (the real D1 binding, recorded) never walk the project's persons.
  */
 let projectId: number;
@@ -85,6 +85,13 @@ describe("persons lookups use indexes", () => {
     const { plans, answer } = await list({ distinctId: "plan-1", email: "a@example.com", search: "plan" });
     expect(answer.count).toBe(1);
     byKey(plans);
+  });
+
+  it("search: candidates from the trigram index (three characters or more), then each by key", async () => {
+    const { plans, answer } = await list({ search: "PLAN-2" });
+    expect(answer.rows.map((r) => r.distinctIds)).toEqual([["plan-2"]]);
+    byKey(plans);
+    for (const plan of plans) expect(plan).toMatch(/SCAN person_search VIRTUAL TABLE INDEX/);
   });
 
   it("a person's page by id or uuid", async () => {

@@ -1,0 +1,58 @@
+-- The persons list's `search` (a substring of the email, the name, the uuid or a distinct id, ignoring
+-- ASCII case) reads a trigram index instead of every person: one row per person (rowid = persons.id)
+-- whose text is those fields, one per line. Triggers keep it in step with every write in the write's
+-- own transaction (capture, merges, splits, property updates, deletions), so no code path can forget
+-- it. Only rowids are indexed (detail='none'): LIKE '%term%' finds the candidates, which the list then
+-- checks against the fields themselves.
+CREATE VIRTUAL TABLE `person_search` USING fts5(`terms`, tokenize = 'trigram', detail = 'none');
+--> statement-breakpoint
+INSERT INTO `person_search` (`rowid`, `terms`)
+SELECT p.`id`,
+  coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+    || char(10) || p.`uuid` || char(10)
+    || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+FROM `persons` p;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_person_added` AFTER INSERT ON `persons` BEGIN
+  INSERT INTO `person_search` (`rowid`, `terms`) VALUES (new.`id`,
+    coalesce(json_extract(new.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(new.`properties`, '$.name'), '')
+      || char(10) || new.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = new.`id`), ''));
+END;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_person_renamed` AFTER UPDATE OF `properties` ON `persons`
+WHEN json_extract(old.`properties`, '$.email') IS NOT json_extract(new.`properties`, '$.email')
+  OR json_extract(old.`properties`, '$.name') IS NOT json_extract(new.`properties`, '$.name')
+BEGIN
+  UPDATE `person_search` SET `terms` =
+    coalesce(json_extract(new.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(new.`properties`, '$.name'), '')
+      || char(10) || new.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = new.`id`), '')
+  WHERE `rowid` = new.`id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_person_deleted` AFTER DELETE ON `persons` BEGIN
+  DELETE FROM `person_search` WHERE `rowid` = old.`id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_id_added` AFTER INSERT ON `person_distinct_ids` BEGIN
+  UPDATE `person_search` SET `terms` = `terms` || char(10) || new.`distinct_id` WHERE `rowid` = new.`person_id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_id_removed` AFTER DELETE ON `person_distinct_ids` BEGIN
+  UPDATE `person_search` SET `terms` = (
+    SELECT coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+      || char(10) || p.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    FROM `persons` p WHERE p.`id` = old.`person_id`)
+  WHERE `rowid` = old.`person_id` AND EXISTS (SELECT 1 FROM `persons` p WHERE p.`id` = old.`person_id`);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `person_search_id_moved` AFTER UPDATE OF `person_id` ON `person_distinct_ids` BEGIN
+  UPDATE `person_search` SET `terms` = (
+    SELECT coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+      || char(10) || p.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    FROM `persons` p WHERE p.`id` = `person_search`.`rowid`)
+  WHERE `rowid` IN (old.`person_id`, new.`person_id`) AND EXISTS (SELECT 1 FROM `persons` p WHERE p.`id` = `person_search`.`rowid`);
+END;
