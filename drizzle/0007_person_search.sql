@@ -3,7 +3,9 @@
 -- whose text is those fields, one per line. Triggers keep it in step with every write in the write's
 -- own transaction (capture, merges, splits, property updates, deletions), so no code path can forget
 -- it. Only rowids are indexed (detail='none'): LIKE '%term%' finds the candidates, which the list then
--- checks against the fields themselves.
+-- checks against the fields themselves. A person's row is written when their first distinct id is
+-- (capture makes the person, then the id, in one batch), and rewritten whole (delete, insert) when
+-- what it holds changes: writing it once per new person keeps capture's cost down.
 CREATE VIRTUAL TABLE `person_search` USING fts5(`terms`, tokenize = 'trigram', detail = 'none');
 --> statement-breakpoint
 INSERT INTO `person_search` (`rowid`, `terms`)
@@ -13,22 +15,16 @@ SELECT p.`id`,
     || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
 FROM `persons` p;
 --> statement-breakpoint
-CREATE TRIGGER `person_search_person_added` AFTER INSERT ON `persons` BEGIN
-  INSERT INTO `person_search` (`rowid`, `terms`) VALUES (new.`id`,
-    coalesce(json_extract(new.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(new.`properties`, '$.name'), '')
-      || char(10) || new.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = new.`id`), ''));
-END;
---> statement-breakpoint
 CREATE TRIGGER `person_search_person_renamed` AFTER UPDATE OF `properties` ON `persons`
 WHEN json_extract(old.`properties`, '$.email') IS NOT json_extract(new.`properties`, '$.email')
   OR json_extract(old.`properties`, '$.name') IS NOT json_extract(new.`properties`, '$.name')
 BEGIN
-  UPDATE `person_search` SET `terms` =
-    coalesce(json_extract(new.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(new.`properties`, '$.name'), '')
-      || char(10) || new.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = new.`id`), '')
-  WHERE `rowid` = new.`id`;
+  DELETE FROM `person_search` WHERE `rowid` = new.`id`;
+  INSERT INTO `person_search` (`rowid`, `terms`)
+    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+      || char(10) || p.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    FROM `persons` p WHERE p.`id` = new.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_person_deleted` AFTER DELETE ON `persons` BEGIN
@@ -36,23 +32,34 @@ CREATE TRIGGER `person_search_person_deleted` AFTER DELETE ON `persons` BEGIN
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_added` AFTER INSERT ON `person_distinct_ids` BEGIN
-  UPDATE `person_search` SET `terms` = `terms` || char(10) || new.`distinct_id` WHERE `rowid` = new.`person_id`;
+  DELETE FROM `person_search` WHERE `rowid` = new.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`)
+    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+      || char(10) || p.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    FROM `persons` p WHERE p.`id` = new.`person_id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_removed` AFTER DELETE ON `person_distinct_ids` BEGIN
-  UPDATE `person_search` SET `terms` = (
-    SELECT coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+  DELETE FROM `person_search` WHERE `rowid` = old.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`)
+    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
       || char(10) || p.`uuid` || char(10)
       || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = old.`person_id`)
-  WHERE `rowid` = old.`person_id` AND EXISTS (SELECT 1 FROM `persons` p WHERE p.`id` = old.`person_id`);
+    FROM `persons` p WHERE p.`id` = old.`person_id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_moved` AFTER UPDATE OF `person_id` ON `person_distinct_ids` BEGIN
-  UPDATE `person_search` SET `terms` = (
-    SELECT coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+  DELETE FROM `person_search` WHERE `rowid` = old.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`)
+    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
       || char(10) || p.`uuid` || char(10)
       || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = `person_search`.`rowid`)
-  WHERE `rowid` IN (old.`person_id`, new.`person_id`) AND EXISTS (SELECT 1 FROM `persons` p WHERE p.`id` = `person_search`.`rowid`);
+    FROM `persons` p WHERE p.`id` = old.`person_id`;
+  DELETE FROM `person_search` WHERE `rowid` = new.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`)
+    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
+      || char(10) || p.`uuid` || char(10)
+      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    FROM `persons` p WHERE p.`id` = new.`person_id`;
 END;
