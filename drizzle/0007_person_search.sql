@@ -8,23 +8,21 @@
 -- what it holds changes: writing it once per new person keeps capture's cost down.
 CREATE VIRTUAL TABLE `person_search` USING fts5(`terms`, tokenize = 'trigram', detail = 'none');
 --> statement-breakpoint
-INSERT INTO `person_search` (`rowid`, `terms`)
-SELECT p.`id`,
+-- A person's searchable text, one field per line.
+CREATE VIEW `person_search_text` AS SELECT p.`id` AS `id`,
   coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
     || char(10) || p.`uuid` || char(10)
-    || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
+    || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '') AS `terms`
 FROM `persons` p;
+--> statement-breakpoint
+INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text`;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_person_renamed` AFTER UPDATE OF `properties` ON `persons`
 WHEN json_extract(old.`properties`, '$.email') IS NOT json_extract(new.`properties`, '$.email')
   OR json_extract(old.`properties`, '$.name') IS NOT json_extract(new.`properties`, '$.name')
 BEGIN
   DELETE FROM `person_search` WHERE `rowid` = new.`id`;
-  INSERT INTO `person_search` (`rowid`, `terms`)
-    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
-      || char(10) || p.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = new.`id`;
+  INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = new.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_person_deleted` AFTER DELETE ON `persons` BEGIN
@@ -33,33 +31,17 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_added` AFTER INSERT ON `person_distinct_ids` BEGIN
   DELETE FROM `person_search` WHERE `rowid` = new.`person_id`;
-  INSERT INTO `person_search` (`rowid`, `terms`)
-    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
-      || char(10) || p.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = new.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = new.`person_id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_removed` AFTER DELETE ON `person_distinct_ids` BEGIN
   DELETE FROM `person_search` WHERE `rowid` = old.`person_id`;
-  INSERT INTO `person_search` (`rowid`, `terms`)
-    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
-      || char(10) || p.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = old.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = old.`person_id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `person_search_id_moved` AFTER UPDATE OF `person_id` ON `person_distinct_ids` BEGIN
   DELETE FROM `person_search` WHERE `rowid` = old.`person_id`;
-  INSERT INTO `person_search` (`rowid`, `terms`)
-    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
-      || char(10) || p.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = old.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = old.`person_id`;
   DELETE FROM `person_search` WHERE `rowid` = new.`person_id`;
-  INSERT INTO `person_search` (`rowid`, `terms`)
-    SELECT p.`id`, coalesce(json_extract(p.`properties`, '$.email'), '') || char(10) || coalesce(json_extract(p.`properties`, '$.name'), '')
-      || char(10) || p.`uuid` || char(10)
-      || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '')
-    FROM `persons` p WHERE p.`id` = new.`person_id`;
+  INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = new.`person_id`;
 END;

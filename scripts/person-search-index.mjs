@@ -22,8 +22,12 @@ if (!["drop", "rebuild"].includes(action) || !["--local", "--remote"].includes(w
 
 const migration = readFileSync(join(ROOT, "drizzle/0007_person_search.sql"), "utf8");
 const triggers = [...migration.matchAll(/CREATE TRIGGER `([^`]+)`/g)].map((m) => m[1]);
-const drop = [...triggers.map((t) => `DROP TRIGGER IF EXISTS \`${t}\`;`), "DROP TABLE IF EXISTS `person_search`;"];
-// Rebuilding is dropping what is left and running the migration's statements again (table, backfill, triggers).
+const drop = [
+  ...triggers.map((t) => `DROP TRIGGER IF EXISTS \`${t}\`;`),
+  "DROP VIEW IF EXISTS `person_search_text`;",
+  "DROP TABLE IF EXISTS `person_search`;",
+];
+// Rebuilding is dropping what is left and running the migration's statements again (table, view, backfill, triggers).
 const statements = action === "drop" ? drop : [...drop, ...migration.split("--> statement-breakpoint")];
 
 const dir = mkdtempSync(join(tmpdir(), "edgehog-search-index-"));

@@ -96,3 +96,29 @@ export async function personWith(projectId: number, list: EventSpec[], opts: Par
 export const uuidsOf = (body: any): string[] =>
   (body.results[0].people as { uuid: string }[]).map((p) => p.uuid).sort();
 export const expected = (...persons: SeededPerson[]) => persons.map((p) => p.uuid).sort();
+
+/** A seeded pseudo-random generator (a linear congruential one), so a randomized test replays the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+/** Local calendar days in `zone` (YYYY-MM-DD, from Intl's en-CA format): an instant's day, and a day shifted by n days. */
+export function localDays(zone: string) {
+  const format = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  });
+  return {
+    dayOf: (ms: number) => format.format(new Date(ms)),
+    shift: (day: string, n: number) => {
+      const [y, m, d] = day.split("-").map(Number);
+      return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createProject } from "../helpers";
-import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtures";
+import { type EventSpec, personWith, type SeededPerson, uuidsOf, localDays, seededRandom } from "./fixtures";
 
 /**
  * Random activity in America/New_York around the 2024-03-10 DST change, checked against an
@@ -10,25 +10,11 @@ import { type EventSpec, personWith, type SeededPerson, uuidsOf } from "./fixtur
  * drill-downs return, and their ActorsQuery drill-downs return those same persons.
  */
 const ZONE = "America/New_York";
-const localDay = new Intl.DateTimeFormat("en-CA", {
-  timeZone: ZONE,
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-});
-const dayOf = (ms: number) => localDay.format(new Date(ms));
-const shift = (day: string, n: number) => {
-  const [y, m, d] = day.split("-").map(Number);
-  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
-};
+const { dayOf, shift } = localDays(ZONE);
 const FROM = "2024-03-05";
 const TO = "2024-03-15";
 
-let seed = 99;
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
-};
+const rand = seededRandom(99);
 
 const people: { person: SeededPerson; times: number[]; created: number }[] = [];
 let projectId: number;

@@ -10,6 +10,7 @@ import { mapD1Error } from "../../src/analytics/d1/run";
 import { stickinessActors } from "../../src/persons/analysis/stickiness";
 import { call, createProject, envelope } from "../helpers";
 import { personWith } from "./fixtures";
+import { plansOf as explain, recordingD1 } from "../sql-plans";
 
 /**
  * Runs each view against the real D1 binding, records the analysis statements it prepares (the
@@ -32,25 +33,7 @@ type View = typeof funnelActors;
 
 /** The plans SQLite makes for the statements `view` prepares to answer `input`. */
 async function plansOf(view: View, input: Parameters<View>[1]) {
-  const statements: { sql: string; values: unknown[] }[] = [];
-  const spy = {
-    prepare(sql: string) {
-      const stmt = env.DB.prepare(sql);
-      return new Proxy(stmt, {
-        get(target, prop) {
-          if (prop === "bind") {
-            return (...values: unknown[]) => {
-              if (/\bevents x\b/.test(sql)) statements.push({ sql, values });
-              return target.bind(...values);
-            };
-          }
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      });
-    },
-    batch: (s: D1PreparedStatement[]) => env.DB.batch(s),
-  } as unknown as D1Database;
+  const { d1: spy, statements } = recordingD1(/\bevents x\b/);
   const db = createDb(env.DB);
   const ctx: AnalysisContext = {
     projectId,
@@ -62,13 +45,7 @@ async function plansOf(view: View, input: Parameters<View>[1]) {
     db,
   };
   await view(ctx, input, "http://x/");
-  const plans: string[] = [];
-  for (const s of statements.filter((s) => !/min\(timestamp\)/.test(s.sql))) {
-    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
-      .bind(...s.values)
-      .all<{ detail: string }>();
-    plans.push(rows.results.map((r) => r.detail).join("\n"));
-  }
+  const plans = await explain(statements.filter((s) => !/min\(timestamp\)/.test(s.sql)));
   expect(plans.length).toBeGreaterThan(0);
   return plans.join("\n");
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createProject } from "../helpers";
-import { type EventSpec, personWith, type SeededPerson } from "./fixtures";
+import { type EventSpec, personWith, type SeededPerson, localDays, seededRandom } from "./fixtures";
 
 /**
  * Random pageviews in America/New_York around the 2024-03-10 DST change, checked against an
@@ -10,27 +10,13 @@ import { type EventSpec, personWith, type SeededPerson } from "./fixtures";
  * point; the events those persons did there add up to the event counts.
  */
 const ZONE = "America/New_York";
-const localDay = new Intl.DateTimeFormat("en-CA", {
-  timeZone: ZONE,
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-});
-const dayOf = (ms: number) => localDay.format(new Date(ms));
-const shift = (day: string, n: number) => {
-  const [y, m, d] = day.split("-").map(Number);
-  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
-};
+const { dayOf, shift } = localDays(ZONE);
 const FROM = "2024-03-05";
 const TO = "2024-03-15";
 const DAYS = Array.from({ length: 11 }, (_, i) => shift(FROM, i));
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", undefined];
 
-let seed = 4242;
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
-};
+const rand = seededRandom(4242);
 
 interface View {
   day: string;

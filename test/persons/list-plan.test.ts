@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { getPerson, listPersons, type PersonListQuery } from "../../src/persons/service";
 import { createProject } from "../helpers";
+import { plansOf as explain, recordingD1 } from "../sql-plans";
 import { seedPerson } from "../persons-analysis/fixtures";
 
 /**
@@ -23,32 +23,9 @@ beforeAll(async () => {
 async function plansOf<T>(
   run: (db: ReturnType<typeof createDb>) => Promise<T>,
 ): Promise<{ plans: string[]; answer: T }> {
-  const statements: { sql: string; values: unknown[] }[] = [];
-  const spy = {
-    prepare(sql: string) {
-      const stmt = env.DB.prepare(sql);
-      return new Proxy(stmt, {
-        get(target, prop) {
-          if (prop === "bind")
-            return (...values: unknown[]) => {
-              if (/from "persons"/i.test(sql)) statements.push({ sql, values });
-              return target.bind(...values);
-            };
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      });
-    },
-    batch: (s: D1PreparedStatement[]) => env.DB.batch(s),
-  } as unknown as D1Database;
-  const answer = await run(createDb(spy));
-  const plans: string[] = [];
-  for (const s of statements) {
-    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
-      .bind(...s.values)
-      .all<{ detail: string }>();
-    plans.push(rows.results.map((r) => r.detail).join("\n"));
-  }
+  const recording = recordingD1(/from "persons"/i);
+  const answer = await run(createDb(recording.d1));
+  const plans = await explain(recording.statements);
   expect(plans.length).toBeGreaterThan(0);
   return { plans, answer };
 }
