@@ -15,8 +15,6 @@ CREATE VIEW `person_search_text` AS SELECT p.`id` AS `id`,
     || coalesce((SELECT group_concat(d.`distinct_id`, char(10)) FROM `person_distinct_ids` d WHERE d.`person_id` = p.`id`), '') AS `terms`
 FROM `persons` p;
 --> statement-breakpoint
-INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text`;
---> statement-breakpoint
 CREATE TRIGGER `person_search_person_renamed` AFTER UPDATE OF `properties` ON `persons`
 WHEN json_extract(old.`properties`, '$.email') IS NOT json_extract(new.`properties`, '$.email')
   OR json_extract(old.`properties`, '$.name') IS NOT json_extract(new.`properties`, '$.name')
@@ -39,9 +37,13 @@ CREATE TRIGGER `person_search_id_removed` AFTER DELETE ON `person_distinct_ids` 
   INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = old.`person_id`;
 END;
 --> statement-breakpoint
-CREATE TRIGGER `person_search_id_moved` AFTER UPDATE OF `person_id` ON `person_distinct_ids` BEGIN
+CREATE TRIGGER `person_search_id_moved` AFTER UPDATE OF `person_id`, `distinct_id` ON `person_distinct_ids` BEGIN
   DELETE FROM `person_search` WHERE `rowid` = old.`person_id`;
   INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = old.`person_id`;
   DELETE FROM `person_search` WHERE `rowid` = new.`person_id`;
   INSERT INTO `person_search` (`rowid`, `terms`) SELECT `id`, `terms` FROM `person_search_text` WHERE `id` = new.`person_id`;
 END;
+--> statement-breakpoint
+-- The persons already there, after the triggers exist (a rebuild on a live database misses no write).
+INSERT INTO `person_search` (`rowid`, `terms`)
+  SELECT `id`, `terms` FROM `person_search_text` WHERE `id` NOT IN (SELECT `rowid` FROM `person_search`);

@@ -5,7 +5,6 @@ import { clockOf, parseInstant } from "../lib/time/date-range";
 import type { InsightContext } from "./context";
 import { funnelActorIds, funnelBucket } from "./funnels/actors";
 import { lifecycleActorIds } from "./lifecycle/actors";
-import type { InsightQuery } from "./insight";
 import { parseInsightQuery } from "./parse";
 import { COSMETIC_FIELDS } from "./schema";
 import { retentionActors } from "./retention/actors";
@@ -84,15 +83,10 @@ export interface InsightActor {
 
 /**
  * How the persons are ordered: by person id, or by what a kind counts of them, most first (a
- * trends point's persons by their events, a retention cohort's by their appearances).
+ * trends point's persons by their events, a retention cohort's by their appearances; another
+ * kind's persons come in person order).
  */
 export type ActorsOrder = "person" | "events" | "appearances";
-
-/** The insight kind whose persons each order needs. */
-const ORDER_KINDS: Record<Exclude<ActorsOrder, "person">, InsightQuery["kind"]> = {
-  events: "TrendsQuery",
-  appearances: "RetentionQuery",
-};
 
 /**
  * The persons (`rows` of them, in `order`) of an InsightActorsQuery given as PostHog's JSON; a 400
@@ -109,11 +103,6 @@ export async function insightActors(
   if (!parsed.success) throw fromZodError(parsed.error).under(attr);
   const actors = parsed.data;
   const source = parseInsightQuery(actors.source, `${attr}__source`);
-  if (order !== "person" && source.kind !== ORDER_KINDS[order])
-    throw validationError(
-      `Only a ${ORDER_KINDS[order]}'s persons can be ordered by their ${order}.`,
-      `${attr}__source__kind`,
-    );
   // The point's own fields are checked here, under `attr`; what the insight's run refuses (its
   // dates, say) is a field of the source.
   const checked = <T>(pick: () => T): T => {

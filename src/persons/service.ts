@@ -65,15 +65,17 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
 const MAX_PATTERN_BYTES = 48;
 
 /**
- * The LIKE pattern finding a search's candidates in `person_search` (migration 0007), or none for a
- * term under three characters (no trigram to look up: those persons are read in list order). The
- * term's `%` and `_` stay wildcards and a long term is cut: either only adds candidates, which the
- * fields themselves then decide.
+ * The LIKE pattern finding a search's candidates in `person_search` (migration 0007): the term's
+ * longest run without `%` and `_` (LIKE's wildcards), cut to fit, so any person holding the term is a
+ * candidate; none when that run is under three characters (no trigram to look up: those persons are
+ * read in list order). The fields themselves then decide.
  */
 function searchCandidates(term: string): string | undefined {
-  if ([...term].length < 3) return undefined;
+  const run = term
+    .split(/[%_]/)
+    .reduce((longest, part) => ([...part].length > [...longest].length ? part : longest), "");
   let kept = "";
-  for (const char of term) {
+  for (const char of run) {
     if (new TextEncoder().encode(`%${kept}${char}%`).length > MAX_PATTERN_BYTES) break;
     kept += char;
   }

@@ -57,8 +57,7 @@ export const ActorsQuery = z
 
 type Column = { type: string; value: (person: PersonWithIds, actor: InsightActor) => unknown };
 
-/** What a select expression reads of a person, and its ClickHouse type as PostHog reports it. */
-/** What the insight behind the persons offers beyond their own columns. */
+/** What the insight behind the persons offers beyond their own columns (and orders). */
 interface SourceColumns {
   /** A trends point: each person's events. */
   events: boolean;
@@ -72,6 +71,7 @@ function sourceColumns(raw: Record<string, unknown>): SourceColumns {
   return { events: false, appearances: String(insight.retentionFilter?.period ?? "Day").toLowerCase() };
 }
 
+/** What a select expression reads of a person, and its ClickHouse type as PostHog reports it. */
 function columnOf(expression: string, attr: string, offered: SourceColumns): Column {
   // An alias names the column only (`properties.name as n`).
   const text = expression.replace(/\s+as\s+[A-Za-z_$][\w$]*\s*$/i, "").trim();
@@ -130,19 +130,22 @@ export async function runActorsQuery(
   const select = query.select?.length ? query.select : DEFAULT_SELECT;
   const limit = Math.min(query.limit && query.limit > 0 ? query.limit : DEFAULT_ACTORS_LIMIT, MAX_ACTORS_LIMIT);
   const page = { limit, offset: query.offset ?? 0 };
-  const order = orderOf(query.orderBy ?? [], `${attr}__orderBy`);
+  const order = orderOf(query.orderBy ?? [], `${attr}__orderBy`, sourceColumns(query.source));
   const source = { raw: query.source, attr: `${attr}__source` };
   return actorsPage(ctx, db, source, { select, attr: `${attr}__select` }, page, order);
 }
 
-/** The one order besides person order: a trends point's persons by their events (PostHog's persons modal). */
-function orderOf(orderBy: string[], attr: string): ActorsOrder {
+/**
+ * The orders besides person order, each where the insight counts something of its persons: a trends
+ * point's by their events, a retention cohort's by their appearances (PostHog's persons modals).
+ */
+function orderOf(orderBy: string[], attr: string, offered: SourceColumns): ActorsOrder {
   const [first, ...rest] = orderBy.map((o) => o.trim().replace(/\s+/g, " "));
   if (first === undefined) return "person";
   // A trailing `actor_id` breaks ties, in person order here.
   const ties = rest.length === 0 || (rest.length === 1 && /^actor_id( asc| desc)?$/i.test(rest[0]));
-  if (ties && /^event_count desc$/i.test(first)) return "events";
-  if (ties && /^length\(appearances\) desc$/i.test(first)) return "appearances";
+  if (ties && offered.events && /^event_count desc$/i.test(first)) return "events";
+  if (ties && offered.appearances && /^length\(appearances\) desc$/i.test(first)) return "appearances";
   throw validationError(
     'orderBy is one of ["event_count DESC"] (a TrendsQuery\'s persons) and ["length(appearances) DESC"] (a RetentionQuery\'s), optionally then "actor_id"; without it persons come in person order.',
     attr,

@@ -261,6 +261,6 @@ describe("ActorsQuery over an InsightActorsQuery", () => {
     expect(badStatus.attr).toBe("query__source__status");
     // Only a trends point's persons have events to order by.
     const byEvents = await refused({ kind: "ActorsQuery", source, orderBy: ["event_count DESC"] });
-    expect(byEvents.attr).toBe("query__source__source__kind");
+    expect(byEvents.attr).toBe("query__orderBy");
   });
 });

@@ -21,7 +21,7 @@ export async function trendsActorsOnClickHouse(
   const windows = pointWindows(query);
   // The point's windows are consecutive: one range.
   const range = { from: windows[0][0], to: windows[windows.length - 1][1] };
-  const series = seriesOnClickHouse(question, params, cohorts, range);
+  const series = seriesOnClickHouse(question, params, cohorts, range, true);
   const inRange = `timestamp >= ${params.time(range.from)} AND timestamp < ${params.time(range.to)}`;
   const matched =
     question.aggregate.kind === "firstTime"

@@ -64,18 +64,21 @@ export async function trendsRowsOnClickHouse(
 /**
  * What every statement of a series reads: the events of `range` (every earlier one too for
  * first-time math), the series' condition on them (`eventMatch`: its event name only), and an
- * event's breakdown value.
+ * event's breakdown value. `persons`: the statement answers persons, so each event's person is read
+ * through the merge overrides whatever the math.
  */
 export function seriesOnClickHouse(
   question: TrendsQuestion,
   params: ClickHouseParams,
   cohorts: ClickHouseCohorts,
   range: { from: string; to: string },
+  persons = false,
 ) {
   const { aggregate, breakdown } = question;
   const { condition, withPerson } = seriesCondition(params, cohorts, question.series, question.properties);
   const byPerson = breakdown?.type === "person";
-  const readsPerson = withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
+  const readsPerson =
+    persons || withPerson || byPerson || aggregate.kind === "actors" || aggregate.kind === "firstTime";
   const events = analysisEvents(
     params,
     // First-time math looks at every earlier event.

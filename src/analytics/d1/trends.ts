@@ -7,14 +7,16 @@ import { eventColumns, jsonText, keyPath } from "./property-filters";
 import { runAll } from "./run";
 import { inWindows, seriesMatch, windowsCte } from "./windows";
 
+/** The breakdown value standing for every value not shown (a text no value's JSON list can be). */
+const OTHER_VALUE = "other";
+
 /**
  * A trends series on D1. The windows go to SQL as one JSON parameter of UTC bounds, each driving a
  * range scan of the events index, so every event is read once; each bucket's value is aggregated per
  * breakdown value, and values past the breakdown limit are summed into one "other" value per bucket.
+ * With the values already ranked (`breakdown.shown`), every other value's events are aggregated
+ * together instead, as one "other" value.
  */
-/** The breakdown value standing for every value not shown (a text no value's JSON list can be). */
-const OTHER_VALUE = "other";
-
 export async function trendsRows(d1: D1Client, question: TrendsQuestion, cohorts: CohortSql): Promise<TrendsRow[]> {
   const { aggregate, breakdown } = question;
   const params = new Params();
@@ -165,8 +167,9 @@ function aggregateCtes(aggregate: TrendsAggregate, p: SeriesParts, question: Tre
  */
 export function firstsCte(p: SeriesParts, matchingFilters: boolean): string {
   return `firsts AS (
-      SELECT x.person_id AS pid, x.timestamp AS t, ${p.value} AS bv, ${p.match} AS ok,
-        row_number() OVER (PARTITION BY x.person_id ORDER BY x.timestamp, CASE WHEN ${p.match} THEN 0 ELSE 1 END, x.id) AS n
-      FROM ${byTime(p.named)}
-      WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${matchingFilters ? p.match : p.eventMatch})`;
+      SELECT pid, t, bv, ok, row_number() OVER (PARTITION BY pid ORDER BY t, CASE WHEN ok THEN 0 ELSE 1 END, id) AS n
+      FROM (
+        SELECT x.person_id AS pid, x.timestamp AS t, x.id AS id, ${p.value} AS bv, ${p.match} AS ok
+        FROM ${byTime(p.named)}
+        WHERE x.project_id = ${p.project} AND x.person_id IS NOT NULL AND ${matchingFilters ? p.match : p.eventMatch}))`;
 }

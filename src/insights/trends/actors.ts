@@ -4,7 +4,7 @@ import { clockOf, parseInstant } from "../../lib/time/date-range";
 import { startOfInterval } from "../../lib/time/zone";
 import type { InsightContext } from "../context";
 import { NULL_BREAKDOWN, OTHER_BREAKDOWN } from "./results";
-import { planTrends, questionFor, shownValues, trendsPeriods } from "./runner";
+import { planTrends, questionFor, shownValues, type TrendsPlan, trendsPeriods } from "./runner";
 import type { TrendsQuery } from "./schema";
 
 /** One point of a trends result, as an InsightActorsQuery names it. */
@@ -15,8 +15,9 @@ export interface TrendsPick {
   breakdown?: string | number | (string | number)[] | null;
 }
 
-/** A point checked against its query: its series, the instant in its bucket, its breakdown value. */
+/** A point checked against its query (and the query's plan): its series, the instant in its bucket, its breakdown value. */
 export interface TrendsPoint {
+  plan: TrendsPlan;
   series: number;
   day?: number;
   previous: boolean;
@@ -38,6 +39,7 @@ export function trendsPoint(ctx: InsightContext, query: TrendsQuery, pick: Trend
   if (!plan.totalValue && !hasDay)
     throw validationError("A `day` is required for trends actors queries without total value aggregation", "day");
   const point: TrendsPoint = {
+    plan,
     series,
     day: hasDay ? parseInstant(String(pick.day), clockOf(ctx), "day") : undefined,
     previous: pick.compare === "previous" && !!query.compareFilter?.compare,
@@ -71,7 +73,7 @@ export async function trendsActors(
   rows: RowWindow,
   byEvents: boolean,
 ): Promise<ActorEvents[]> {
-  const plan = planTrends(query);
+  const { plan } = point;
   const { periods, properties } = await trendsPeriods(ctx, query, plan);
   const period = (point.previous && periods[1]) || periods[0];
   const question = questionFor(ctx, query.series[point.series], point.series, period.range, plan, properties);
