@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { notFound, validationError } from "../lib/errors";
 import { containsText } from "../lib/contains-text";
+import { longerThanBytes } from "../lib/text";
 import type { Page } from "../lib/pagination";
 import type { FilterGroup } from "../shared/filters";
 import { personsMatchingSql } from "./matching";
@@ -76,7 +77,7 @@ function searchCandidates(term: string): string | undefined {
     .reduce((longest, part) => ([...part].length > [...longest].length ? part : longest), "");
   let kept = "";
   for (const char of run) {
-    if (new TextEncoder().encode(`%${kept}${char}%`).length > MAX_PATTERN_BYTES) break;
+    if (longerThanBytes(`%${kept}${char}%`, MAX_PATTERN_BYTES)) break;
     kept += char;
   }
   return [...kept].length >= 3 ? `%${kept}%` : undefined;
