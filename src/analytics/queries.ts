@@ -60,6 +60,9 @@ export const noBreakdownValue = (bd: FunnelBreakdown): string[] => bd.keys.map((
 /** The most steps a funnel may have (ClickHouse packs an event's steps into 20 bits). */
 export const MAX_FUNNEL_STEPS = 20;
 
+/** PostHog's default conversion window: 14 days. */
+export const DEFAULT_FUNNEL_WINDOW_DAYS = 14;
+
 /** Seconds per conversion window unit, as PostHog's DATERANGE_MAP (a month is 31 days). */
 export const FUNNEL_WINDOW_UNITS = {
   second: 1,

@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import {
   type EventEntity,
+  DEFAULT_FUNNEL_WINDOW_DAYS,
   type FunnelAttribution,
   type FunnelBreakdown,
   FUNNEL_WINDOW_UNITS,
@@ -40,7 +41,6 @@ export interface FunnelsResponse {
   isUdf: true;
 }
 
-const DEFAULT_WINDOW_DAYS = 14;
 /** Longer windows change nothing for real data, and keep every engine's time arithmetic in range. */
 const MAX_WINDOW_SECONDS = 100 * 365 * 86_400;
 
@@ -176,7 +176,7 @@ export async function funnelSpec(
     to: iso(range.to),
     windowSeconds: Math.min(
       MAX_WINDOW_SECONDS,
-      (filter.funnelWindowInterval ?? DEFAULT_WINDOW_DAYS) * FUNNEL_WINDOW_UNITS[unit],
+      (filter.funnelWindowInterval ?? DEFAULT_FUNNEL_WINDOW_DAYS) * FUNNEL_WINDOW_UNITS[unit],
     ),
     order: filter.funnelOrderType ?? "ordered",
     properties: withTestAccounts(query.properties, query.filterTestAccounts, ctx.testAccountFilters),

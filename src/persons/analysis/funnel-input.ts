@@ -1,5 +1,6 @@
 import { validationError } from "../../lib/errors";
 import {
+  DEFAULT_FUNNEL_WINDOW_DAYS,
   type FunnelBreakdown,
   type FunnelOrder,
   type FunnelSpec,
@@ -23,7 +24,7 @@ function windowSeconds(input: Input): number {
   );
   if (amount !== undefined) return amount * FUNNEL_WINDOW_UNITS[unit];
   if (days !== undefined) return days * FUNNEL_WINDOW_UNITS.day;
-  return 14 * FUNNEL_WINDOW_UNITS.day;
+  return DEFAULT_FUNNEL_WINDOW_DAYS * FUNNEL_WINDOW_UNITS.day;
 }
 
 /** More properties than this in one list breakdown is a 400 (each adds lookups to every person's row). */
