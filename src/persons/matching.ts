@@ -22,8 +22,16 @@ export async function countPersonsMatching(
   group: FilterGroup,
 ): Promise<{ matching: number; total: number }> {
   const where = await personsMatchingSql(db, projectId, group);
-  const [matching, total] = await Promise.all([countPersons(db, projectId, where), countPersons(db, projectId)]);
+  const [matching, total] = await Promise.all([countPersons(db, projectId, where), projectPersonCount(db, projectId)]);
   return { matching, total };
+}
+
+/** How many persons a project has, kept by triggers (drizzle/0008) rather than counted. */
+export async function projectPersonCount(db: Db, projectId: number): Promise<number> {
+  const row = await db.get<{ n: number } | undefined>(
+    sql`SELECT persons AS n FROM person_counts WHERE project_id = ${projectId}`,
+  );
+  return row?.n ?? 0;
 }
 
 /** How many of a project's persons satisfy `where` (a condition over the `persons` table), or all of them. */

@@ -6,7 +6,8 @@ import { containsText } from "../lib/contains-text";
 import { longerThanBytes } from "../lib/text";
 import type { Page } from "../lib/pagination";
 import type { FilterGroup } from "../shared/filters";
-import { personsMatchingSql } from "./matching";
+import { personsMatchingSql, projectPersonCount } from "./matching";
+import { countMeeting, indexedConditions, personIdsMeeting } from "./property-index";
 import type { PersonRow } from "./lookup";
 import type { PersonWithIds } from "./serialize";
 
@@ -19,36 +20,77 @@ export interface PersonListQuery {
 
 /** The project's persons matching the query, newest first (then highest id), with the total count. */
 export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
-  // Exact lookups name their few persons through an index; the rest narrow those down.
-  const exact: SQL[] = [];
+  const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
+  const lookups = lookupConditions(projectId, query);
+  if (lookups.length) {
+    // Lookups name their few persons through an index, the project checked on each (`+` keeps
+    // SQLite from walking the project's persons in list order instead); the rest narrow them down.
+    const where = and(sql`+${persons.projectId} = ${projectId}`, ...lookups, filter);
+    return pageAndCount(db, page, where, where);
+  }
+  const inProject = eq(persons.projectId, projectId);
+  if (!filter) return pageAndCount(db, page, inProject, projectPersonCount(db, projectId));
+  const indexed = indexedConditions(query.filter!);
+  if (!indexed.conditions.length) return pageAndCount(db, page, and(inProject, filter), and(inProject, filter));
+
+  // The property index says how many persons meet each condition it answers: the fewest are the
+  // candidates. Reading them and sorting costs about their number; walking the list order until
+  // the page is full costs about (offset + limit) × persons / candidates rows, each one's JSON read.
+  const stats = await db.get<Record<string, number | null>>(
+    sql`SELECT (SELECT persons FROM person_counts WHERE project_id = ${projectId}) AS total,
+      ${sql.join(
+        indexed.conditions.map((c, i) => sql`${countMeeting(projectId, c)} AS ${sql.raw(`c${i}`)}`),
+        sql`, `,
+      )}`,
+  );
+  const counts = indexed.conditions.map((_, i) => stats[`c${i}`] ?? 0);
+  const fewest = counts.indexOf(Math.min(...counts));
+  const candidates = counts[fewest];
+  const byCandidates = and(
+    sql`+${persons.projectId} = ${projectId}`,
+    sql`${persons.id} IN (${personIdsMeeting(projectId, indexed.conditions[fewest])})`,
+    filter,
+  );
+  const walk = candidates * candidates > (page.offset + page.limit) * (stats.total ?? 0);
+  // One condition that is the whole filter: the index has counted its persons already.
+  const total = indexed.whole && counts.length === 1 ? candidates : byCandidates;
+  return pageAndCount(db, page, walk ? and(inProject, filter) : byCandidates, total);
+}
+
+/** The conditions of the query's exact lookups and search, each through an index; none without them. */
+function lookupConditions(projectId: number, query: PersonListQuery): SQL[] {
+  const conditions: SQL[] = [];
   if (query.distinctId !== undefined)
-    exact.push(
+    conditions.push(
       sql`${persons.id} IN (SELECT person_id FROM person_distinct_ids WHERE project_id = ${projectId} AND distinct_id = ${query.distinctId})`,
     );
   if (query.email !== undefined)
-    exact.push(
+    conditions.push(
       sql`${persons.id} IN (SELECT id FROM persons WHERE project_id = ${projectId} AND json_extract(properties, '$.email') = ${query.email})`,
     );
   const term = query.search?.trim();
-  // A search of three characters or more takes its candidates from the trigram index.
-  const searchIndexed = term ? searchCandidates(term) : undefined;
-  if (searchIndexed)
-    exact.push(sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${searchIndexed})`);
-  // With a lookup the project is checked on each person found (`+` keeps SQLite from walking the
-  // project's persons in list order instead); without one the list walks that order.
-  const conditions: (SQL | undefined)[] = [
-    exact.length ? sql`+${persons.projectId} = ${projectId}` : eq(persons.projectId, projectId),
-    ...exact,
-  ];
-  if (term) {
-    // The fields themselves decide (the index's candidates may be more).
-    conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
+  if (!term) return conditions;
+  // A search of three characters or more takes its candidates from the trigram index; a shorter
+  // one reads the persons in list order. The fields themselves decide either way.
+  const pattern = searchCandidates(term);
+  if (pattern) conditions.push(sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${pattern})`);
+  conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
       OR ${containsText(sql`json_extract(${persons.properties}, '$.name')`, term)}
       OR ${containsText(persons.uuid, term)}
       OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND ${containsText(sql`d.distinct_id`, term)}))`);
-  }
-  if (query.filter) conditions.push(await personsMatchingSql(db, projectId, query.filter));
-  const where = and(...conditions);
+  return conditions;
+}
+
+/**
+ * A page of the persons `where` selects, in list order, and their number: counted over `counted`
+ * (the same persons, possibly reached another way), or already known.
+ */
+async function pageAndCount(
+  db: Db,
+  page: Page,
+  where: SQL | undefined,
+  counted: SQL | undefined | number | Promise<number>,
+) {
   const [rows, total] = await Promise.all([
     db
       .select()
@@ -57,9 +99,16 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
       .orderBy(desc(persons.createdAt), desc(persons.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: count() }).from(persons).where(where).get(),
+    typeof counted === "number" || counted instanceof Promise
+      ? counted
+      : db
+          .select({ n: count() })
+          .from(persons)
+          .where(counted)
+          .get()
+          .then((r) => r?.n ?? 0),
   ]);
-  return { rows: await withDistinctIds(db, rows), count: total?.n ?? 0 };
+  return { rows: await withDistinctIds(db, rows), count: total };
 }
 
 /** D1 refuses LIKE patterns over 50 bytes: the candidates' pattern holds at most this much of the term. */

@@ -82,3 +82,37 @@ describe("persons lookups use indexes", () => {
       expect(plan).not.toMatch(/SCAN persons|persons_project_created_idx/);
   });
 });
+
+describe("persons property filters use their index", () => {
+  let project: number;
+  const filter = (plan: string) => ({
+    type: "AND" as const,
+    values: [{ kind: "person" as const, key: "plan", operator: "exact" as const, value: plan, negation: false }],
+  });
+  const filtered = (plan: string, limit: number) =>
+    plansOf((db) => listPersons(db, project, { filter: filter(plan) }, { limit, offset: 0 }));
+
+  beforeAll(async () => {
+    project = (await createProject()).id;
+    await seedPerson(project, { properties: { plan: "rare" } });
+    for (let i = 0; i < 4; i++) await seedPerson(project, { properties: { plan: "common" } });
+  });
+
+  it("a value few persons hold: its persons from the index, by key, counted by the index alone", async () => {
+    const { plans, answer } = await filtered("rare", 100);
+    expect(answer.rows.map((r) => r.properties)).toEqual([{ plan: "rare" }]);
+    expect(answer.count).toBe(1);
+    expect(plans).toHaveLength(1); // the page; the count came with the index's statistics
+    byKey(plans);
+    expect(plans[0]).toMatch(/person_property_values_lookup_idx \(project_id=\? AND key=\? AND value=\?\)/);
+  });
+
+  it("a value most persons hold: the list order walked until the page is full, the count from the index", async () => {
+    const { plans, answer } = await filtered("common", 1);
+    expect(answer.rows).toHaveLength(1);
+    expect(answer.count).toBe(4);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatch(/persons_project_created_idx \(project_id=\?\)/);
+    expect(plans[0]).not.toMatch(/TEMP B-TREE/);
+  });
+});
