@@ -1,7 +1,7 @@
 // Shared by the capture and persons benchmarks: a fresh `wrangler dev` with its own local state,
 // a project, and autocannon runs summarised the same way.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -63,6 +63,11 @@ export async function startBenchWorker({ config, vars = {} } = {}) {
     project,
     /** Runs SQL against the worker's local D1 (to check what was really stored). */
     sql: (query) => executeSql(query, { persistTo: state }),
+    /** The size of the worker's local D1 database files (bytes), for capacity figures. */
+    databaseBytes: () =>
+      readdirSync(state, { recursive: true })
+        .filter((file) => /\.sqlite(-wal)?$/.test(file))
+        .reduce((bytes, file) => bytes + statSync(join(state, file)).size, 0),
     async stop() {
       await worker.stop();
       rmSync(state, { recursive: true, force: true });
