@@ -34,18 +34,21 @@ export function withParams(requestUrl: string, params: Record<string, string | n
 /** The request URL with `limit` and `offset` set, every other parameter kept. */
 export const pageUrl = (requestUrl: string, limit: number, offset: number) => withParams(requestUrl, { limit, offset });
 
-/** Absolute `next`/`previous` links of a limit/offset page over `count` rows. */
-export function pageLinks(requestUrl: string, page: Page, count: number) {
+/**
+ * Absolute `next`/`previous` links of a limit/offset page over `count` rows; `more` says whether rows
+ * follow the page when the list knows it otherwise (its count may be remembered from an earlier page).
+ */
+export function pageLinks(requestUrl: string, page: Page, count: number, more = page.offset + page.limit < count) {
   const { limit, offset } = page;
   return {
-    next: offset + limit < count ? pageUrl(requestUrl, limit, offset + limit) : null,
+    next: more ? pageUrl(requestUrl, limit, offset + limit) : null,
     previous: offset > 0 ? pageUrl(requestUrl, limit, Math.max(0, offset - limit)) : null,
   };
 }
 
-/** PostHog's list envelope: `{count, next, previous, results}`. */
-export function paginated<T>(requestUrl: string, page: Page, count: number, results: T[]) {
-  return { count, ...pageLinks(requestUrl, page, count), results };
+/** PostHog's list envelope: `{count, next, previous, results}` (`more`: see pageLinks). */
+export function paginated<T>(requestUrl: string, page: Page, count: number, results: T[], more?: boolean) {
+  return { count, ...pageLinks(requestUrl, page, count, more), results };
 }
 
 /**

@@ -101,7 +101,7 @@ export const personRoutes = createRouter()
     const query = c.req.valid("query");
     const csv = query.format === "csv";
     const page = csv ? { limit: CSV_EXPORT_LIMIT, offset: 0 } : pageOf(query);
-    const { rows, count } = await listPersons(
+    const { rows, count, more } = await listPersons(
       c.get("db"),
       c.get("project").id,
       {
@@ -114,7 +114,7 @@ export const personRoutes = createRouter()
     );
     const results = rows.map(serializedPerson);
     if (csv) return csvResponse(c, results);
-    return c.json(paginated(c.req.url, page, count, results), 200);
+    return c.json(paginated(c.req.url, page, count, results, more), 200);
   })
   .openapi(retrieve, async (c) => {
     const person = await requirePerson(c.get("db"), c.get("project").id, c.req.valid("param").id);

@@ -7,6 +7,7 @@ import { longerThanBytes } from "../lib/text";
 import type { Page } from "../lib/pagination";
 import type { FilterGroup } from "../shared/filters";
 import { personsMatchingSql, projectPersonCount } from "./matching";
+import { walkCount } from "./list-counts";
 import { countMeeting, indexedConditions, personIdsMeeting } from "./property-index";
 import type { PersonRow } from "./lookup";
 import type { PersonWithIds } from "./serialize";
@@ -18,20 +19,29 @@ export interface PersonListQuery {
   filter?: FilterGroup;
 }
 
-/** The project's persons matching the query, newest first (then highest id), with the total count. */
+/**
+ * The project's persons matching the query, newest first (then highest id): one page, whether more
+ * follow, and their number (see list-counts.ts for when it is remembered rather than counted).
+ */
 export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
   const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
   const lookups = lookupConditions(projectId, query);
-  if (lookups.length) {
-    // Lookups name their few persons through an index, the project checked on each (`+` keeps
-    // SQLite from walking the project's persons in list order instead); the rest narrow them down.
-    const where = and(sql`+${persons.projectId} = ${projectId}`, ...lookups, filter);
-    return pageAndCount(db, page, where, where);
-  }
   const inProject = eq(persons.projectId, projectId);
-  if (!filter) return pageAndCount(db, page, inProject, projectPersonCount(db, projectId));
+  const counting = (where: SQL | undefined) => () => countWhere(db, where);
+  // Counted by reading every match: afresh on a first page, remembered for the pages after it.
+  const walked = (where: SQL | undefined) => () =>
+    walkCount(JSON.stringify([projectId, query]), page.offset, counting(where));
+  if (lookups.length) {
+    // Lookups name their candidates through an index, the project checked on each (`+` keeps
+    // SQLite from walking the project's persons in list order instead); the rest narrow them down.
+    // An exact lookup's few persons are counted each time; a search's may be many.
+    const where = and(sql`+${persons.projectId} = ${projectId}`, ...lookups, filter);
+    const exact = query.distinctId !== undefined || query.email !== undefined;
+    return pageAndCount(db, page, where, exact ? counting(where) : walked(where));
+  }
+  if (!filter) return pageAndCount(db, page, inProject, () => projectPersonCount(db, projectId));
   const indexed = indexedConditions(query.filter!);
-  if (!indexed.conditions.length) return pageAndCount(db, page, and(inProject, filter), and(inProject, filter));
+  if (!indexed.conditions.length) return pageAndCount(db, page, and(inProject, filter), walked(and(inProject, filter)));
 
   // The property index says how many persons meet each condition it answers: the fewest are the
   // candidates. Reading them and sorting costs about their number; walking the list order until
@@ -53,7 +63,7 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   );
   const walk = candidates * candidates > (page.offset + page.limit) * (stats.total ?? 0);
   // One condition that is the whole filter: the index has counted its persons already.
-  const total = indexed.whole && counts.length === 1 ? candidates : byCandidates;
+  const total = indexed.whole && counts.length === 1 ? async () => candidates : walked(byCandidates);
   return pageAndCount(db, page, walk ? and(inProject, filter) : byCandidates, total);
 }
 
@@ -81,35 +91,24 @@ function lookupConditions(projectId: number, query: PersonListQuery): SQL[] {
   return conditions;
 }
 
-/**
- * A page of the persons `where` selects, in list order, and their number: counted over `counted`
- * (the same persons, possibly reached another way), or already known.
- */
-async function pageAndCount(
-  db: Db,
-  page: Page,
-  where: SQL | undefined,
-  counted: SQL | undefined | number | Promise<number>,
-) {
+/** A page of the persons `where` selects, in list order, whether more follow (one row read past it), and `count()`. */
+async function pageAndCount(db: Db, page: Page, where: SQL | undefined, count: () => Promise<number>) {
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(persons)
       .where(where)
       .orderBy(desc(persons.createdAt), desc(persons.id))
-      .limit(page.limit)
+      .limit(page.limit + 1)
       .offset(page.offset),
-    typeof counted === "number" || counted instanceof Promise
-      ? counted
-      : db
-          .select({ n: count() })
-          .from(persons)
-          .where(counted)
-          .get()
-          .then((r) => r?.n ?? 0),
+    count(),
   ]);
-  return { rows: await withDistinctIds(db, rows), count: total };
+  const more = rows.length > page.limit;
+  return { rows: await withDistinctIds(db, rows.slice(0, page.limit)), count: total, more };
 }
+
+const countWhere = async (db: Db, where: SQL | undefined) =>
+  (await db.select({ n: count() }).from(persons).where(where).get())?.n ?? 0;
 
 /** D1 refuses LIKE patterns over 50 bytes: the candidates' pattern holds at most this much of the term. */
 const MAX_PATTERN_BYTES = 48;
