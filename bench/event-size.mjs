@@ -3,11 +3,7 @@
 // fresh local D1 (the real pipeline: persons, distinct ids, events) and divides the database
 // file's growth by N.
 // Usage: node bench/event-size.mjs [--events 100000]
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { applyMigrations, startWorker } from "../scripts/lib/local-worker.mjs";
-import { machine, ROOT_KEY } from "./lib.mjs";
+import { captureGrowth, machine } from "./lib.mjs";
 
 const eventsArg = process.argv.indexOf("--events");
 const EVENTS = eventsArg > 0 ? Number(process.argv[eventsArg + 1]) : 100_000;
@@ -56,72 +52,21 @@ function pageview(i) {
   };
 }
 
-/** The local D1 database's files: the database and its write-ahead log. */
-const d1Bytes = (state) => {
-  let total = 0;
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.sqlite(-wal)?$/.test(entry.name) && dir.includes("d1")) {
-        total += statSync(path).size;
-        if (entry.name.endsWith("-wal")) walBytes = statSync(path).size;
-      }
-    }
-  };
-  walk(state);
-  return total;
-};
-
-let walBytes = 0;
-const state = mkdtempSync(join(tmpdir(), "edgehog-event-size-"));
-try {
-  applyMigrations({ persistTo: state, quiet: true });
-  let worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
-  const project = await (
-    await fetch(`${worker.url}/api/projects/`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "size" }),
-    })
-  ).json();
-  await worker.stop();
-  const before = d1Bytes(state);
-  worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
-  const started = Date.now();
-  for (let i = 0; i < EVENTS; i += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => pageview(i + k));
-    const res = await fetch(`${worker.url}/batch/`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: project.api_token, batch }),
-    });
-    if (!res.ok) throw new Error(`capture failed: ${res.status} ${await res.text()}`);
-    if ((i / BATCH) % 40 === 0) process.stderr.write(`  ${i} / ${EVENTS} events sent\n`);
-  }
-  const seconds = (Date.now() - started) / 1000;
-  // Stopping closes the database, which checkpoints its write-ahead log into the file.
-  await worker.stop();
-  const after = d1Bytes(state);
-  const perEvent = (after - before) / EVENTS;
-  const sample = JSON.stringify(pageview(1).properties).length;
-  console.log(
-    JSON.stringify(
-      {
-        machine: machine(),
-        events: EVENTS,
-        persons: USERS,
-        propertiesJsonBytes: sample,
-        d1GrowthBytes: after - before,
-        walBytesAfter: walBytes,
-        bytesPerEvent: Math.round(perEvent),
-        eventsPer10GB: Math.round(10e9 / perEvent),
-        captureSeconds: seconds,
-      },
-      null,
-      2,
-    ),
-  );
-} finally {
-  rmSync(state, { recursive: true, force: true });
-}
+const { growthBytes, seconds } = await captureGrowth(EVENTS, BATCH, pageview, "events");
+const perEvent = growthBytes / EVENTS;
+console.log(
+  JSON.stringify(
+    {
+      machine: machine(),
+      events: EVENTS,
+      persons: USERS,
+      propertiesJsonBytes: JSON.stringify(pageview(1).properties).length,
+      d1GrowthBytes: growthBytes,
+      bytesPerEvent: Math.round(perEvent),
+      eventsPer10GB: Math.round(10e9 / perEvent),
+      captureSeconds: seconds,
+    },
+    null,
+    2,
+  ),
+);

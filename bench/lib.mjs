@@ -45,6 +45,51 @@ export function bindClickHouse({ url, database = "default", persistTo }) {
   );
 }
 
+/** The size (bytes) of the local D1 database files under a wrangler state directory: the database and its write-ahead log. */
+export const d1Bytes = (state) =>
+  readdirSync(state, { recursive: true })
+    .filter((file) => /\.sqlite(-wal)?$/.test(file) && file.includes("d1"))
+    .reduce((bytes, file) => bytes + statSync(join(state, file)).size, 0);
+
+/**
+ * How much a fresh local D1 grows when `count` events made by `event(i)` are captured through
+ * POST /batch/ (`batch` per request) into a new project: the database measured with the worker
+ * stopped before and after (stopping checkpoints the write-ahead log into the file).
+ */
+export async function captureGrowth(count, batch, event, what) {
+  const state = mkdtempSync(join(tmpdir(), "edgehog-size-"));
+  try {
+    applyMigrations({ persistTo: state, quiet: true });
+    let worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
+    const project = await (
+      await fetch(`${worker.url}/api/projects/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ROOT_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "size" }),
+      })
+    ).json();
+    await worker.stop();
+    const before = d1Bytes(state);
+    worker = await startWorker({ persistTo: state, vars: { ROOT_API_KEY: ROOT_KEY } });
+    const started = Date.now();
+    for (let i = 0; i < count; i += batch) {
+      const events = Array.from({ length: Math.min(batch, count - i) }, (_, k) => event(i + k));
+      const res = await fetch(`${worker.url}/batch/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: project.api_token, batch: events }),
+      });
+      if (!res.ok) throw new Error(`capture failed: ${res.status} ${await res.text()}`);
+      if ((i / batch) % 40 === 0) process.stderr.write(`  ${i} / ${count} ${what} sent\n`);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    await worker.stop();
+    return { growthBytes: d1Bytes(state) - before, seconds };
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
 /** `config` and `vars` go to wrangler dev (another config file, more variables; with CLICKHOUSE_URL, its database is bound to the worker's D1). */
 export async function startBenchWorker({ config, vars = {} } = {}) {
   const state = mkdtempSync(join(tmpdir(), "edgehog-bench-"));
@@ -64,10 +109,7 @@ export async function startBenchWorker({ config, vars = {} } = {}) {
     /** Runs SQL against the worker's local D1 (to check what was really stored). */
     sql: (query) => executeSql(query, { persistTo: state }),
     /** The size of the worker's local D1 database files (bytes), for capacity figures. */
-    databaseBytes: () =>
-      readdirSync(state, { recursive: true })
-        .filter((file) => /\.sqlite(-wal)?$/.test(file))
-        .reduce((bytes, file) => bytes + statSync(join(state, file)).size, 0),
+    databaseBytes: () => d1Bytes(state),
     async stop() {
       await worker.stop();
       rmSync(state, { recursive: true, force: true });
