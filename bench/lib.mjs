@@ -52,6 +52,24 @@ export const d1Bytes = (state) =>
     .reduce((bytes, file) => bytes + statSync(join(state, file)).size, 0);
 
 /**
+ * Bytes per table and index of the local D1 under `state` (SQLite's dbstat, through the sqlite3
+ * command-line shell, which wrangler's local D1 lacks); null without the shell.
+ */
+function tableBytes(state) {
+  const file = readdirSync(state, { recursive: true }).find((f) => /d1.*[\\/][0-9a-f]{64}\.sqlite$/.test(f));
+  try {
+    const out = execFileSync("sqlite3", [
+      "-json",
+      join(state, file),
+      "SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name",
+    ]);
+    return Object.fromEntries(JSON.parse(String(out)).map((t) => [t.name, t.bytes]));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * How much a fresh local D1 grows when `count` events made by `event(i)` are captured through
  * POST /batch/ (`batch` per request) into a new project: the database measured with the worker
  * stopped before and after (stopping checkpoints the write-ahead log into the file).
@@ -84,7 +102,7 @@ export async function captureGrowth(count, batch, event, what) {
     }
     const seconds = (Date.now() - started) / 1000;
     await worker.stop();
-    return { growthBytes: d1Bytes(state) - before, seconds };
+    return { growthBytes: d1Bytes(state) - before, seconds, tables: tableBytes(state) };
   } finally {
     rmSync(state, { recursive: true, force: true });
   }

@@ -2,7 +2,8 @@
 // indexes, with their indexes), for the capacity arithmetic in docs/operations.md: captures N
 // posthog-js-shaped identified persons through POST /batch/ (an anonymous visit with the $initial_
 // properties posthog-js sets once, then an $identify with an email and a name) into a fresh local D1,
-// and divides the database file's growth by N. Each person has two distinct ids and one event per id.
+// and divides the persons' tables' size (SQLite's dbstat, through the sqlite3 shell) by N. Each
+// person has two distinct ids; their two events are stored too but not counted here.
 // Usage: node bench/person-size.mjs [--persons 100000]
 import { captureGrowth, machine } from "./lib.mjs";
 
@@ -46,10 +47,15 @@ function personEvent(i) {
   };
 }
 
-const { growthBytes, seconds } = await captureGrowth(PERSONS * 2, BATCH, personEvent, "events");
-// Each person's two events are stored too: their share is taken out with event-size.mjs's figure
-// for events this size, measured in the same way, so what is left is the person's.
-const perPerson = growthBytes / PERSONS;
+const { growthBytes, seconds, tables } = await captureGrowth(PERSONS * 2, BATCH, personEvent, "events");
+if (!tables)
+  throw new Error(
+    "needs the sqlite3 shell (apt-get install sqlite3) to measure the persons' tables apart from the events",
+  );
+// The persons' own tables and their indexes (the events' are left out: they are counted per event).
+const PERSON_TABLES = /^(persons|person_|sqlite_autoindex_person)/;
+const personTables = Object.fromEntries(Object.entries(tables).filter(([name]) => PERSON_TABLES.test(name)));
+const personBytes = Object.values(personTables).reduce((a, b) => a + b, 0);
 console.log(
   JSON.stringify(
     {
@@ -57,7 +63,12 @@ console.log(
       persons: PERSONS,
       events: PERSONS * 2,
       d1GrowthBytes: growthBytes,
-      bytesPerPersonWithTwoEvents: Math.round(perPerson),
+      personTablesBytes: personBytes,
+      bytesPerPerson: Math.round(personBytes / PERSONS),
+      personsPer10GB: Math.round(10e9 / (personBytes / PERSONS)),
+      byTable: Object.fromEntries(
+        Object.entries(personTables).map(([name, bytes]) => [name, Math.round(bytes / PERSONS)]),
+      ),
       captureSeconds: seconds,
     },
     null,

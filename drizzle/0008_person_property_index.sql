@@ -6,19 +6,20 @@
 -- characters is then answered, and counted, by the index alone; `is_set` by the key; anything else
 -- still reads the JSON of the candidates. Triggers keep it in step with every write of a person's
 -- properties, in the writing transaction, as they keep the search index (0007).
+-- One b-tree, keyed for the lookups: a person's rows are found (to delete them) from the person's own
+-- JSON through the same view, so no second index by person is needed.
 CREATE TABLE `person_property_values` (
-  `person_id` integer NOT NULL,
-  `key` text NOT NULL,
   `project_id` integer NOT NULL,
+  `key` text NOT NULL,
   `value` text NOT NULL,
-  PRIMARY KEY (`person_id`, `key`)
+  `person_id` integer NOT NULL,
+  PRIMARY KEY (`project_id`, `key`, `value`, `person_id`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-CREATE INDEX `person_property_values_lookup_idx` ON `person_property_values` (`project_id`, `key`, `value`);
---> statement-breakpoint
 -- A person's indexed values: the one definition the triggers and the backfill read.
-CREATE VIEW `person_property_text` AS SELECT p.`id` AS `person_id`, j.`key` AS `key`, p.`project_id` AS `project_id`,
-  substr(CASE j.`type` WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.`value` AS TEXT) END, 1, 100) AS `value`
+CREATE VIEW `person_property_text` AS SELECT p.`project_id` AS `project_id`, j.`key` AS `key`,
+  substr(CASE j.`type` WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.`value` AS TEXT) END, 1, 100) AS `value`,
+  p.`id` AS `person_id`
 FROM `persons` p, json_each(p.`properties`) j
 WHERE j.`type` <> 'null';
 --> statement-breakpoint
@@ -26,16 +27,22 @@ CREATE TRIGGER `person_property_values_added` AFTER INSERT ON `persons` BEGIN
   INSERT OR IGNORE INTO `person_property_values` SELECT * FROM `person_property_text` WHERE `person_id` = new.`id`;
 END;
 --> statement-breakpoint
--- Only what changed is rewritten: a person with many properties whose one property changes costs one row.
+-- A change of properties: the old rows go before the update (the view still reads the old JSON),
+-- the new ones come after it.
+CREATE TRIGGER `person_property_values_changing` BEFORE UPDATE OF `properties` ON `persons`
+WHEN old.`properties` IS NOT new.`properties` BEGIN
+  DELETE FROM `person_property_values` WHERE `project_id` = old.`project_id` AND `person_id` = old.`id`
+    AND (`key`, `value`) IN (SELECT `key`, `value` FROM `person_property_text` WHERE `person_id` = old.`id`);
+END;
+--> statement-breakpoint
 CREATE TRIGGER `person_property_values_changed` AFTER UPDATE OF `properties` ON `persons`
 WHEN old.`properties` IS NOT new.`properties` BEGIN
-  DELETE FROM `person_property_values` WHERE `person_id` = new.`id`
-    AND (`key`, `value`) NOT IN (SELECT `key`, `value` FROM `person_property_text` WHERE `person_id` = new.`id`);
   INSERT OR IGNORE INTO `person_property_values` SELECT * FROM `person_property_text` WHERE `person_id` = new.`id`;
 END;
 --> statement-breakpoint
-CREATE TRIGGER `person_property_values_removed` AFTER DELETE ON `persons` BEGIN
-  DELETE FROM `person_property_values` WHERE `person_id` = old.`id`;
+CREATE TRIGGER `person_property_values_removed` BEFORE DELETE ON `persons` BEGIN
+  DELETE FROM `person_property_values` WHERE `project_id` = old.`project_id` AND `person_id` = old.`id`
+    AND (`key`, `value`) IN (SELECT `key`, `value` FROM `person_property_text` WHERE `person_id` = old.`id`);
 END;
 --> statement-breakpoint
 -- Each project's number of persons, for the unfiltered list's `count` and the list's choice of plan,

@@ -69,12 +69,12 @@ async function listed(projectId: number, filters: Filter[]) {
 /** The index equals its definition over the project's persons, the count their number, and every filter its meaning. */
 async function expectConsistent(projectId: number) {
   const drift = await env.DB.prepare(
-    `SELECT count(*) AS n FROM (
-       SELECT person_id, key, value FROM person_property_values WHERE project_id = ?1
-       EXCEPT SELECT person_id, key, value FROM person_property_text WHERE project_id = ?1
-       UNION ALL
-       SELECT person_id, key, value FROM person_property_text WHERE project_id = ?1
-       EXCEPT SELECT person_id, key, value FROM person_property_values WHERE project_id = ?1)`,
+    `SELECT (SELECT count(*) FROM (
+         SELECT person_id, key, value FROM person_property_values WHERE project_id = ?1
+         EXCEPT SELECT person_id, key, value FROM person_property_text WHERE project_id = ?1))
+     + (SELECT count(*) FROM (
+         SELECT person_id, key, value FROM person_property_text WHERE project_id = ?1
+         EXCEPT SELECT person_id, key, value FROM person_property_values WHERE project_id = ?1)) AS n`,
   )
     .bind(projectId)
     .first<{ n: number }>();
