@@ -50,6 +50,7 @@ try {
     },
     { title: "persons list, properties n = 4242", url: `${base}?properties=${rare}`, headers },
     { title: "persons list, search user4242", url: `${base}?search=user4242`, headers },
+    { title: "persons list, search example.com (every person)", url: `${base}?search=example.com`, headers },
     { title: "persons list, distinct_id", url: `${base}?distinct_id=user-77777`, headers },
   ];
   const results = [];

@@ -25,19 +25,35 @@ export interface PersonListQuery {
  */
 export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
   const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
-  const lookups = lookupConditions(projectId, query);
   const inProject = eq(persons.projectId, projectId);
+  // With candidates named through an index, the project is checked on each (`+` keeps SQLite from
+  // walking the project's persons in list order instead).
+  const byKey = sql`+${persons.projectId} = ${projectId}`;
   const counting = (where: SQL | undefined) => () => countWhere(db, where);
   // Counted by reading every match: afresh on a first page, remembered for the pages after it.
   const walked = (where: SQL | undefined) => () =>
     walkCount(JSON.stringify([projectId, query]), page.offset, counting(where));
-  if (lookups.length) {
-    // Lookups name their candidates through an index, the project checked on each (`+` keeps
-    // SQLite from walking the project's persons in list order instead); the rest narrow them down.
-    // An exact lookup's few persons are counted each time; a search's may be many.
-    const where = and(sql`+${persons.projectId} = ${projectId}`, ...lookups, filter);
-    const exact = query.distinctId !== undefined || query.email !== undefined;
-    return pageAndCount(db, page, where, exact ? counting(where) : walked(where));
+  const term = query.search?.trim();
+  const matches = and(term ? searchedFields(term) : undefined, filter);
+
+  const exact = exactLookups(projectId, query);
+  if (exact.length) {
+    // A few persons, found and counted through their indexes; the rest narrow them down.
+    const where = and(byKey, ...exact, matches);
+    return pageAndCount(db, page, where, counting(where));
+  }
+  if (term) {
+    // A search of three characters or more finds its candidates in the trigram index; when they
+    // are many (a term most persons hold), the list order is walked instead, as for a shorter term.
+    const pattern = searchCandidates(term);
+    if (!pattern) return pageAndCount(db, page, and(inProject, matches), walked(and(inProject, matches)));
+    const candidates = and(
+      byKey,
+      sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${pattern})`,
+      matches,
+    );
+    const walk = await manySearchCandidates(db, projectId, pattern, page);
+    return pageAndCount(db, page, walk ? and(inProject, matches) : candidates, walked(candidates));
   }
   if (!filter) return pageAndCount(db, page, inProject, () => projectPersonCount(db, projectId));
   const indexed = indexedConditions(query.filter!);
@@ -57,18 +73,38 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   const fewest = counts.indexOf(Math.min(...counts));
   const candidates = counts[fewest];
   const byCandidates = and(
-    sql`+${persons.projectId} = ${projectId}`,
+    byKey,
     sql`${persons.id} IN (${personIdsMeeting(projectId, indexed.conditions[fewest])})`,
     filter,
   );
-  const walk = candidates * candidates > (page.offset + page.limit) * (stats.total ?? 0);
+  const walk = walkIsCheaper(candidates, page, stats.total ?? 0);
   // One condition that is the whole filter: the index has counted its persons already.
   const total = indexed.whole && counts.length === 1 ? async () => candidates : walked(byCandidates);
   return pageAndCount(db, page, walk ? and(inProject, filter) : byCandidates, total);
 }
 
-/** The conditions of the query's exact lookups and search, each through an index; none without them. */
-function lookupConditions(projectId: number, query: PersonListQuery): SQL[] {
+/**
+ * Whether walking the list order until the page is full (about (offset + limit) × persons /
+ * candidates rows, each one read) costs more than reading `candidates` persons by key and sorting them.
+ */
+const walkIsCheaper = (candidates: number, page: Page, persons: number) =>
+  candidates * candidates > (page.offset + page.limit) * persons;
+
+/**
+ * Whether a search's candidates in the trigram index are too many to read (walkIsCheaper): they are
+ * counted only up to the number past which walking wins, so a common term costs little to ask about.
+ */
+async function manySearchCandidates(db: Db, projectId: number, pattern: string, page: Page): Promise<boolean> {
+  const persons = await projectPersonCount(db, projectId);
+  const enough = Math.ceil(Math.sqrt((page.offset + page.limit) * persons)) + 1;
+  const row = await db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM (SELECT 1 FROM person_search WHERE terms LIKE ${pattern} LIMIT ${enough})`,
+  );
+  return walkIsCheaper(row.n, page, persons);
+}
+
+/** The query's `distinct_id` and `email` conditions, each through an index; none without them. */
+function exactLookups(projectId: number, query: PersonListQuery): SQL[] {
   const conditions: SQL[] = [];
   if (query.distinctId !== undefined)
     conditions.push(
@@ -78,18 +114,15 @@ function lookupConditions(projectId: number, query: PersonListQuery): SQL[] {
     conditions.push(
       sql`${persons.id} IN (SELECT id FROM persons WHERE project_id = ${projectId} AND json_extract(properties, '$.email') = ${query.email})`,
     );
-  const term = query.search?.trim();
-  if (!term) return conditions;
-  // A search of three characters or more takes its candidates from the trigram index; a shorter
-  // one reads the persons in list order. The fields themselves decide either way.
-  const pattern = searchCandidates(term);
-  if (pattern) conditions.push(sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${pattern})`);
-  conditions.push(sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
-      OR ${containsText(sql`json_extract(${persons.properties}, '$.name')`, term)}
-      OR ${containsText(persons.uuid, term)}
-      OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND ${containsText(sql`d.distinct_id`, term)}))`);
   return conditions;
 }
+
+/** A search's meaning (PostHog's): the term in the email, the name, the uuid or any distinct id, ignoring ASCII case. */
+const searchedFields = (term: string) =>
+  sql`(${containsText(sql`json_extract(${persons.properties}, '$.email')`, term)}
+      OR ${containsText(sql`json_extract(${persons.properties}, '$.name')`, term)}
+      OR ${containsText(persons.uuid, term)}
+      OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND ${containsText(sql`d.distinct_id`, term)}))`;
 
 /** A page of the persons `where` selects, in list order, whether more follow (one row read past it), and `count()`. */
 async function pageAndCount(db: Db, page: Page, where: SQL | undefined, count: () => Promise<number>) {

@@ -30,7 +30,8 @@ async function plansOf<T>(
   return { plans, answer };
 }
 
-const list = (query: PersonListQuery) => plansOf((db) => listPersons(db, projectId, query, { limit: 100, offset: 0 }));
+const list = (query: PersonListQuery, limit = 100) =>
+  plansOf((db) => listPersons(db, projectId, query, { limit, offset: 0 }));
 
 /** Every statement finds its persons by key, and none walks the project's persons in list order. */
 const byKey = (plans: string[]) => {
@@ -69,6 +70,18 @@ describe("persons lookups use indexes", () => {
     expect(answer.rows.map((r) => r.distinctIds)).toEqual([["plan-2"]]);
     byKey(plans);
     for (const plan of plans) expect(plan).toMatch(/SCAN person_search VIRTUAL TABLE INDEX/);
+  });
+
+  it("search: a term most persons hold, or one too short for trigrams, walks the list order", async () => {
+    // Both persons hold "plan": reading them by key and sorting costs more than a page of one in list order.
+    const common = await list({ search: "plan" }, 1);
+    expect(common.answer.count).toBe(2);
+    const short = await list({ search: "pl" }, 1);
+    expect(short.answer.count).toBe(2);
+    for (const { plans } of [common, short]) {
+      expect(plans[0]).toMatch(/persons_project_created_idx \(project_id=\?\)/);
+      expect(plans[0]).not.toMatch(/TEMP B-TREE/);
+    }
   });
 
   it("a person's page by id or uuid", async () => {
