@@ -16,7 +16,8 @@ CREATE TABLE `person_property_values` (
   PRIMARY KEY (`project_id`, `key`, `value`, `person_id`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
--- A person's indexed values: the one definition the triggers and the backfill read.
+-- A person's indexed values: the one definition the triggers and the backfill read. The triggers find
+-- a person's old rows by computing them again, so a change to this definition must rebuild the table.
 CREATE VIEW `person_property_text` AS SELECT p.`project_id` AS `project_id`, j.`key` AS `key`,
   substr(CASE j.`type` WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.`value` AS TEXT) END, 1, 100) AS `value`,
   p.`id` AS `person_id`

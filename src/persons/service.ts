@@ -52,8 +52,11 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
       sql`${persons.id} IN (SELECT rowid FROM person_search WHERE terms LIKE ${pattern})`,
       matches,
     );
-    const walk = await manySearchCandidates(db, projectId, pattern, page);
-    return pageAndCount(db, page, walk ? and(inProject, matches) : candidates, walked(candidates));
+    const many = await manySearchCandidates(db, projectId, pattern, page);
+    const read = many
+      ? { projectId, matches, budget: 2 * many.enough, persons: many.persons, otherwise: candidates }
+      : candidates;
+    return pageAndCount(db, page, read, walked(candidates));
   }
   if (!filter) return pageAndCount(db, page, inProject, () => projectPersonCount(db, projectId));
   const indexed = indexedConditions(query.filter!);
@@ -77,15 +80,20 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
     sql`${persons.id} IN (${personIdsMeeting(projectId, indexed.conditions[fewest])})`,
     filter,
   );
-  const walk = walkIsCheaper(candidates, page, stats.total ?? 0);
+  const projectPersons = stats.total ?? 0;
+  const read = walkIsCheaper(candidates, page, projectPersons)
+    ? { projectId, matches: filter, budget: 2 * candidates, persons: projectPersons, otherwise: byCandidates }
+    : byCandidates;
   // One condition that is the whole filter: the index has counted its persons already.
   const total = indexed.whole && counts.length === 1 ? async () => candidates : walked(byCandidates);
-  return pageAndCount(db, page, walk ? and(inProject, filter) : byCandidates, total);
+  return pageAndCount(db, page, read, total);
 }
 
 /**
  * Whether walking the list order until the page is full (about (offset + limit) × persons /
  * candidates rows, each one read) costs more than reading `candidates` persons by key and sorting them.
+ * It supposes the matches spread through the list; when they do not (the oldest persons hold a
+ * value, another project holds a searched term), the walk stops at its budget (a Walk).
  */
 const walkIsCheaper = (candidates: number, page: Page, persons: number) =>
   candidates * candidates > (page.offset + page.limit) * persons;
@@ -94,13 +102,13 @@ const walkIsCheaper = (candidates: number, page: Page, persons: number) =>
  * Whether a search's candidates in the trigram index are too many to read (walkIsCheaper): they are
  * counted only up to the number past which walking wins, so a common term costs little to ask about.
  */
-async function manySearchCandidates(db: Db, projectId: number, pattern: string, page: Page): Promise<boolean> {
+async function manySearchCandidates(db: Db, projectId: number, pattern: string, page: Page) {
   const persons = await projectPersonCount(db, projectId);
   const enough = Math.ceil(Math.sqrt((page.offset + page.limit) * persons)) + 1;
   const row = await db.get<{ n: number }>(
     sql`SELECT count(*) AS n FROM (SELECT 1 FROM person_search WHERE terms LIKE ${pattern} LIMIT ${enough})`,
   );
-  return walkIsCheaper(row.n, page, persons);
+  return walkIsCheaper(row.n, page, persons) ? { enough, persons } : undefined;
 }
 
 /** The query's `distinct_id` and `email` conditions, each through an index; none without them. */
@@ -124,20 +132,51 @@ const searchedFields = (term: string) =>
       OR ${containsText(persons.uuid, term)}
       OR EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = ${persons.id} AND ${containsText(sql`d.distinct_id`, term)}))`;
 
-/** A page of the persons `where` selects, in list order, whether more follow (one row read past it), and `count()`. */
-async function pageAndCount(db: Db, page: Page, where: SQL | undefined, count: () => Promise<number>) {
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(persons)
-      .where(where)
-      .orderBy(desc(persons.createdAt), desc(persons.id))
-      .limit(page.limit + 1)
-      .offset(page.offset),
-    count(),
-  ]);
+/**
+ * A walk of the list order: the persons `matches` selects among the project's first `budget` (of
+ * `persons`); when those hold fewer than the page needs and the project has more, the page is read
+ * from `otherwise` (the same persons, found by key), so a walk never costs more than its budget.
+ */
+interface Walk {
+  projectId: number;
+  matches: SQL | undefined;
+  budget: number;
+  persons: number;
+  otherwise: SQL | undefined;
+}
+
+/**
+ * A page of the persons `read` selects (a condition, or a Walk), in list order, whether more follow
+ * (one row read past it), and `count()`.
+ */
+async function pageAndCount(db: Db, page: Page, read: SQL | undefined | Walk, count: () => Promise<number>) {
+  const [rows, total] = await Promise.all([pageRows(db, page, read), count()]);
   const more = rows.length > page.limit;
   return { rows: await withDistinctIds(db, rows.slice(0, page.limit)), count: total, more };
+}
+
+async function pageRows(db: Db, page: Page, read: SQL | undefined | Walk): Promise<PersonRow[]> {
+  const inOrder = (where: SQL | undefined, from: typeof persons = persons) =>
+    db
+      .select()
+      .from(from)
+      .where(where)
+      .orderBy(desc(from.createdAt), desc(from.id))
+      .limit(page.limit + 1)
+      .offset(page.offset);
+  if (!read || !("budget" in read)) return inOrder(read);
+  // The project's first persons in list order, under the table's own name, so that `matches`
+  // (written over `persons`) reads them.
+  const first = db
+    .select()
+    .from(persons)
+    .where(eq(persons.projectId, read.projectId))
+    .orderBy(desc(persons.createdAt), desc(persons.id))
+    .limit(read.budget)
+    .as("persons");
+  const rows = await inOrder(read.matches, first as unknown as typeof persons);
+  const complete = rows.length > page.limit || read.persons <= read.budget;
+  return complete ? rows : inOrder(read.otherwise);
 }
 
 const countWhere = async (db: Db, where: SQL | undefined) =>

@@ -120,6 +120,23 @@ describe("persons property filters use their index", () => {
     expect(plans[0]).toMatch(/person_property_values USING PRIMARY KEY \(project_id=\? AND key=\? AND value=\?\)/);
   });
 
+  it("a value only the oldest persons hold: the walk stops at its budget, then the candidates are read", async () => {
+    const oldest = (await createProject()).id;
+    const at = (minute: number) => `2026-01-01T00:${String(minute).padStart(2, "0")}:00.000Z`;
+    for (let i = 0; i < 4; i++) await seedPerson(oldest, { properties: { plan: "legacy", i }, createdAt: at(i) });
+    for (let i = 4; i < 12; i++) await seedPerson(oldest, { properties: { plan: "other" }, createdAt: at(i) });
+    // 4 candidates of 12 persons: a walk looks cheaper (4² > 1 × 12), but its budget (8) holds none of them.
+    const { plans, answer } = await plansOf((db) =>
+      listPersons(db, oldest, { filter: filter("legacy") }, { limit: 1, offset: 0 }),
+    );
+    expect(answer.rows.map((r) => r.properties)).toEqual([{ plan: "legacy", i: 3 }]);
+    expect(answer.count).toBe(4);
+    expect(answer.more).toBe(true);
+    expect(plans).toHaveLength(2);
+    expect(plans[0]).toMatch(/persons_project_created_idx \(project_id=\?\)/);
+    expect(plans[1]).toMatch(/person_property_values USING PRIMARY KEY/);
+  });
+
   it("a value most persons hold: the list order walked until the page is full, the count from the index", async () => {
     const { plans, answer } = await filtered("common", 1);
     expect(answer.rows).toHaveLength(1);

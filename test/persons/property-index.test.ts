@@ -108,7 +108,7 @@ describe("persons property filters through their index", () => {
       {
         event: "signed up",
         distinct_id: "u3",
-        properties: { $set: { plan: "enterprise", "a.b": "dotted", url: LONG } },
+        properties: { $set: { plan: "enterprise", "a.b": "dotted", url: LONG, code: "a\u0000b" } },
       },
       { event: "signed up", distinct_id: "u4", properties: { $set: { plan: null, gone: "soon" } } },
       { event: "viewed", distinct_id: "anon-1", properties: { $set_once: { plan: "pro", seats: "10" } } },
