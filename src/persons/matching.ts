@@ -34,15 +34,17 @@ export async function projectPersonCount(db: Db, projectId: number): Promise<num
   return row?.n ?? 0;
 }
 
-/** How many of a project's persons satisfy `where` (a condition over the `persons` table), or all of them. */
-export async function countPersons(db: Db, projectId: number, where?: SQL): Promise<number> {
-  const row = await db
-    .select({ n: count() })
-    .from(persons)
-    .where(and(eq(persons.projectId, projectId), where))
-    .get();
-  return row?.n ?? 0;
+/** How many of a project's persons satisfy `where` (a condition over the `persons` table). */
+export const countPersons = (db: Db, projectId: number, where: SQL): Promise<number> =>
+  countPersonsWhere(db, and(eq(persons.projectId, projectId), where));
+
+/** How many persons `where` selects, the project condition included in it (the list may check it per person). */
+export async function countPersonsWhere(db: Db, where: SQL | undefined): Promise<number> {
+  return (await db.select({ n: count() }).from(persons).where(where).get())?.n ?? 0;
 }
+
+/** The persons lists' order: newest first, then highest id (of `table`: persons, or a subquery of it). */
+export const listOrder = (table: typeof persons = persons) => [desc(table.createdAt), desc(table.id)];
 
 /** One page of the ids of a project's persons satisfying `where`, newest first, with the total. */
 export async function personIdsWhere(db: Db, projectId: number, where: SQL, page: Page) {
@@ -51,7 +53,7 @@ export async function personIdsWhere(db: Db, projectId: number, where: SQL, page
       .select({ id: persons.id })
       .from(persons)
       .where(and(eq(persons.projectId, projectId), where))
-      .orderBy(desc(persons.createdAt), desc(persons.id))
+      .orderBy(...listOrder())
       .limit(page.limit)
       .offset(page.offset),
     countPersons(db, projectId, where),

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { notFound, validationError } from "../lib/errors";
@@ -6,7 +6,7 @@ import { containsText } from "../lib/contains-text";
 import { longerThanBytes } from "../lib/text";
 import type { Page } from "../lib/pagination";
 import type { FilterGroup } from "../shared/filters";
-import { personsMatchingSql, projectPersonCount } from "./matching";
+import { countPersonsWhere, listOrder, personsMatchingSql, projectPersonCount } from "./matching";
 import { walkCount } from "./list-counts";
 import { countMeeting, indexedConditions, personIdsMeeting } from "./property-index";
 import type { PersonRow } from "./lookup";
@@ -29,7 +29,7 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   // With candidates named through an index, the project is checked on each (`+` keeps SQLite from
   // walking the project's persons in list order instead).
   const byKey = sql`+${persons.projectId} = ${projectId}`;
-  const counting = (where: SQL | undefined) => () => countWhere(db, where);
+  const counting = (where: SQL | undefined) => () => countPersonsWhere(db, where);
   // Counted by reading every match: afresh on a first page, remembered for the pages after it.
   const walked = (where: SQL | undefined) => () =>
     walkCount(JSON.stringify([projectId, query]), page.offset, counting(where));
@@ -161,7 +161,7 @@ async function pageRows(db: Db, page: Page, read: SQL | undefined | Walk): Promi
       .select()
       .from(from)
       .where(where)
-      .orderBy(desc(from.createdAt), desc(from.id))
+      .orderBy(...listOrder(from))
       .limit(page.limit + 1)
       .offset(page.offset);
   if (!read || !("budget" in read)) return inOrder(read);
@@ -171,16 +171,13 @@ async function pageRows(db: Db, page: Page, read: SQL | undefined | Walk): Promi
     .select()
     .from(persons)
     .where(eq(persons.projectId, read.projectId))
-    .orderBy(desc(persons.createdAt), desc(persons.id))
+    .orderBy(...listOrder())
     .limit(read.budget)
     .as("persons");
   const rows = await inOrder(read.matches, first as unknown as typeof persons);
   const complete = rows.length > page.limit || read.persons <= read.budget;
   return complete ? rows : inOrder(read.otherwise);
 }
-
-const countWhere = async (db: Db, where: SQL | undefined) =>
-  (await db.select({ n: count() }).from(persons).where(where).get())?.n ?? 0;
 
 /** D1 refuses LIKE patterns over 50 bytes: the candidates' pattern holds at most this much of the term. */
 const MAX_PATTERN_BYTES = 48;

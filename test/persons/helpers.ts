@@ -41,3 +41,10 @@ export async function personByDistinctId(projectId: number, distinctId: string) 
     created_at: string;
   };
 }
+
+/** Every person of a project (up to a thousand) as the persons list gives them, in its order. */
+export async function everyone(projectId: number) {
+  const res = await call(`${personsPath(projectId)}?limit=1000`);
+  expect(res.status).toBe(200);
+  return res.json.results as { uuid: string; distinct_ids: string[]; properties: Record<string, unknown> }[];
+}

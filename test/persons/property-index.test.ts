@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createProject } from "../helpers";
-import { capture, personByDistinctId, personsPath } from "./helpers";
+import { capture, everyone, personByDistinctId, personsPath } from "./helpers";
 
 /**
  * The persons list's property filters read an index (`person_property_values`, migration 0008) and
@@ -42,12 +42,6 @@ function meets(p: Listed, filters: Filter[]) {
     const wanted = (Array.isArray(f.value) ? f.value : [f.value]).map(asText);
     return v !== undefined && v !== null && wanted.includes(asText(v));
   });
-}
-
-async function everyone(projectId: number): Promise<Listed[]> {
-  const res = await call(`${personsPath(projectId)}?limit=1000`);
-  expect(res.status).toBe(200);
-  return res.json.results;
 }
 
 /** The list's answer to filters, one page of all, and again page by page of two. */

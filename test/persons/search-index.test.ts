@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, createProject } from "../helpers";
-import { capture, personByDistinctId, personsPath } from "./helpers";
+import { capture, everyone, personByDistinctId, personsPath } from "./helpers";
 
 /**
  * The persons list's `search` reads a trigram index (migration 0007) kept in step by triggers. After
@@ -13,12 +13,6 @@ import { capture, personByDistinctId, personsPath } from "./helpers";
 type Listed = { uuid: string; distinct_ids: string[]; properties: Record<string, unknown> };
 
 const asciiLower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
-
-async function everyone(projectId: number): Promise<Listed[]> {
-  const res = await call(`${personsPath(projectId)}?limit=1000`);
-  expect(res.status).toBe(200);
-  return res.json.results;
-}
 
 async function searched(projectId: number, term: string): Promise<string[]> {
   const res = await call(`${personsPath(projectId)}?limit=1000&search=${encodeURIComponent(term)}`);
