@@ -1,4 +1,5 @@
 import { exports, env } from "cloudflare:workers";
+import { inStep, untilMirrored } from "./clickhouse/worker/mirror";
 
 export const BASE = "http://edgehog.test";
 export const ROOT_KEY = env.ROOT_API_KEY;
@@ -28,10 +29,17 @@ export async function call(path: string, options: CallOptions = {}) {
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
+  // On a ClickHouse deployment a change to persons reaches the mirror through the events queue: when
+  // the mirror was in step before, wait for it after, so the next request (a persons list, read from
+  // the mirror) sees the change as D1 does. Tests that seed D1 alone leave it out of step: no wait.
+  const persons = /^\/api\/(?:projects|environments)\/(\d+)\/persons\//.exec(path);
+  const project = onClickHouse && persons && (options.method ?? "GET") !== "GET" ? Number(persons[1]) : undefined;
+  const wait = project !== undefined && (await inStep(project));
   const response = await exports.default.fetch(
     new Request(`${BASE}${path}`, { method: options.method ?? "GET", headers, body }),
   );
   const text = await response.text();
+  if (wait) await untilMirrored(project!);
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;

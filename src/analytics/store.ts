@@ -1,4 +1,5 @@
 import type { QueryFailure } from "./errors";
+import type { PersonsListAnswer, PersonsListQuestion } from "./persons-list";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "./person-events";
 import type {
   ActorEvents,
@@ -83,6 +84,13 @@ export interface AnalyticsStore {
    * engine that deletes by predicate cheaply (ClickHouse) removes them all at once.
    */
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number>;
+
+  /**
+   * A persons list from the engine's own mirror of the persons, or undefined when it keeps none to
+   * ask (D1: the persons table is the list itself, which persons/service.ts reads). The answer may lag
+   * D1 by what the events queue has not delivered yet; the caller reads the rows from D1.
+   */
+  personsList(question: PersonsListQuestion): Promise<PersonsListAnswer | undefined>;
 
   // Persons operations outside ingestion (person-events.ts): D1 has changed the persons; the events follow.
 

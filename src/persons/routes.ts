@@ -111,6 +111,7 @@ export const personRoutes = createRouter()
         filter: parseProperties(query.properties),
       },
       page,
+      analyticsStore(c.env, c.get("db")),
     );
     const results = rows.map(serializedPerson);
     if (csv) return csvResponse(c, results);

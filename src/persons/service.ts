@@ -1,4 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { AnalyticsStore } from "../analytics";
+import { D1AnalyticsStore } from "../analytics/d1/store";
+import type { PersonsListAnswer } from "../analytics/persons-list";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
 import { notFound, validationError } from "../lib/errors";
@@ -23,7 +26,13 @@ export interface PersonListQuery {
  * The project's persons matching the query, newest first (then highest id): one page, whether more
  * follow, and their number (see list-counts.ts for when it is remembered rather than counted).
  */
-export async function listPersons(db: Db, projectId: number, query: PersonListQuery, page: Page) {
+export async function listPersons(
+  db: Db,
+  projectId: number,
+  query: PersonListQuery,
+  page: Page,
+  store: AnalyticsStore = new D1AnalyticsStore(db.$client, db),
+) {
   const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
   const inProject = eq(persons.projectId, projectId);
   // With candidates named through an index, the project is checked on each (`+` keeps SQLite from
@@ -41,6 +50,11 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
     // A few persons, found and counted through their indexes; the rest narrow them down.
     const where = and(byKey, ...exact, matches);
     return pageAndCount(db, page, where, counting(where));
+  }
+  if (term || filter) {
+    // An engine with a persons mirror (ClickHouse) finds the page; D1, the authority, gives its rows.
+    const mirrored = await store.personsList({ projectId, search: term, filter: query.filter, rows: page });
+    if (mirrored) return stillMatching(db, mirrored, and(byKey, matches));
   }
   if (term) {
     // A search of three characters or more finds its candidates in the trigram index; when they
@@ -87,6 +101,20 @@ export async function listPersons(db: Db, projectId: number, query: PersonListQu
   // One condition that is the whole filter: the index has counted its persons already.
   const total = indexed.whole && counts.length === 1 ? async () => candidates : walked(byCandidates);
   return pageAndCount(db, page, read, total);
+}
+
+/**
+ * The rows of a page found in a persons mirror that D1 still holds and that still match (`matches`,
+ * over `persons`), in list order: a person the mirror has not caught up with yet (a change, a
+ * deletion still in the events queue) is left out rather than shown as they were.
+ */
+async function stillMatching(db: Db, page: PersonsListAnswer, matches: SQL | undefined) {
+  const rows = await db
+    .select()
+    .from(persons)
+    .where(and(sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(page.ids)}))`, matches))
+    .orderBy(...listOrder());
+  return { rows: await withDistinctIds(db, rows), count: page.count, more: page.more };
 }
 
 /**

@@ -18,7 +18,10 @@ export interface EventRow {
   person_id: string | null;
 }
 
-/** One version of a person (`person`): D1's row, its uuid as `id`, its D1 row id, its D1 version (+1 for a deletion). */
+/**
+ * One version of a person (`person`): D1's row, its uuid as `id`, its D1 row id, and its version in
+ * the mirror (mirroredPersonVersion of D1's, +1 for a deletion).
+ */
 export interface PersonRow {
   id: string;
   /** D1's row id: the persons analysis answers persons by it, in its order. */
@@ -28,7 +31,8 @@ export interface PersonRow {
   properties: string;
   is_identified: 0 | 1;
   is_deleted: 0 | 1;
-  version: number;
+  /** Decimal text: it passes JavaScript's exact integers (the `version` column is a UInt64). */
+  version: string;
 }
 
 /** Which person a distinct id belongs to (`person_distinct_id2`), or that it no longer exists (`is_deleted`). */
@@ -74,9 +78,19 @@ export function personRow(teamId: number, p: MirroredPerson, version: number, de
     properties: deleted ? "{}" : JSON.stringify(p.properties),
     is_identified: !deleted && p.isIdentified ? 1 : 0,
     is_deleted: deleted ? 1 : 0,
-    version,
+    version: mirroredPersonVersion(p.id, version),
   };
 }
+
+/**
+ * A person's version in the mirror: D1's row id above D1's version. A person keeps their D1 id for
+ * life, so their versions order as D1's do; a person created again under the same uuid (PostHog
+ * derives it from the first distinct id, so a deleted person's id captured again after
+ * reset_person_distinct_id gives it back) has a higher D1 id, so every version of theirs outranks
+ * the deleted one's, its deletion included, which D1's versions (from 0 again) would not.
+ */
+export const mirroredPersonVersion = (d1Id: number, version: number): string =>
+  ((BigInt(d1Id) << 32n) + BigInt(version)).toString();
 
 /** A distinct id's row in person_distinct_id2 or person_distinct_id_overrides (the same columns). */
 export function distinctIdRow(

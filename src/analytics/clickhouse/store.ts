@@ -2,6 +2,7 @@ import type { ClickHouseClient } from "@clickhouse/client-web";
 import type { Db } from "../../db/client";
 import type { QueryFailure } from "../errors";
 import type { DeletedPerson, PersonKey, PersonSplit, TimelineEvent, TimelineEventsQuery } from "../person-events";
+import type { PersonsListAnswer, PersonsListQuestion } from "../persons-list";
 import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { clickhouseCohorts, noClickHouseCohorts } from "./cohorts";
@@ -19,6 +20,7 @@ import { trendsActorsOnClickHouse } from "./trends-actors";
 import { eventNamesOnClickHouse, eventPropertyKeysOnClickHouse } from "./definitions";
 import { deletePersonEventsOnClickHouse, timelineEventsOnClickHouse } from "./person-events";
 import { deletionRows, resetRows, splitRows } from "./person-mirror";
+import { personsListOnClickHouse } from "./persons-list";
 import { TEAM_PARAM } from "../../hogql/clickhouse/sql";
 import { classifyClickHouseQueryError } from "./query-errors";
 import type { ClickHouseRows } from "./rows";
@@ -215,6 +217,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   /** The project's cohorts (from D1), loaded only when a filter of the question may refer to one. */
+  async personsList(question: PersonsListQuestion): Promise<PersonsListAnswer> {
+    return personsListOnClickHouse(
+      await this.analysisClient(),
+      question,
+      await this.cohortsFor(question.projectId, question),
+    );
+  }
+
   private async cohortsFor(projectId: number, query: object): Promise<ClickHouseCohorts> {
     return /cohort/.test(JSON.stringify(query)) ? clickhouseCohorts(this.db, projectId) : noClickHouseCohorts;
   }

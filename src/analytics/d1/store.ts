@@ -1,6 +1,7 @@
 import type { D1Client, Db } from "../../db/client";
 import { cohortMembershipSql } from "../../shared/cohorts/membership";
 import type { CohortSql } from "../../shared/filters";
+import type { PersonsListQuestion } from "../persons-list";
 import type * as Q from "../queries";
 import type { AnalyticsStore } from "../store";
 import { correlation } from "./correlation";
@@ -108,6 +109,11 @@ export class D1AnalyticsStore implements AnalyticsStore {
 
   deleteEventsBefore(projectId: number, before: string, limit: number): Promise<number> {
     return deleteEventsBefore(this.d1, projectId, before, limit);
+  }
+
+  /** D1 keeps no mirror: its persons table is the list, which the persons service reads itself. */
+  async personsList(_question: PersonsListQuestion): Promise<undefined> {
+    return undefined;
   }
 
   timelineEvents(query: TimelineEventsQuery): Promise<TimelineEvent[]> {
