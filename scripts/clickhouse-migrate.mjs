@@ -8,16 +8,21 @@
 // `--local` the local one of `npm run dev` (`--persist-to DIR` for another local state). A database bound to
 // another deployment is refused, changing nothing, unless `--adopt` rebinds it to this one (after restoring
 // this deployment's D1 from a backup). Running it again applies only what is new; with nothing new it changes
-// nothing. WRANGLER_BIN names another wrangler entry point to run (default: the project's own).
+// nothing. When it binds a database, it first copies the D1's persons into ClickHouse's persons mirror
+// (persons written before the deployment used ClickHouse); `--copy-persons` copies them again into a database
+// already bound (after CLICKHOUSE_URL was unset for a while). WRANGLER_BIN names another wrangler entry point
+// to run (default: the project's own).
 import { parseArgs } from "node:util";
-import { migrate, MigrationError } from "./lib/clickhouse-migrations.mjs";
-import { deploymentIdentity } from "./lib/local-worker.mjs";
+import { clientFor, migrate, MigrationError } from "./lib/clickhouse-migrations.mjs";
+import { deploymentIdentity, executeSql } from "./lib/local-worker.mjs";
+import { copyPersonsToMirror } from "./lib/person-mirror-copy.mjs";
 
 const { values: flags } = parseArgs({
   options: {
     local: { type: "boolean", default: false },
     "persist-to": { type: "string" },
     adopt: { type: "boolean", default: false },
+    "copy-persons": { type: "boolean", default: false },
   },
 });
 
@@ -39,15 +44,23 @@ console.log(`ClickHouse at ${where}, database ${database}`);
 const deployment = d1Identity();
 console.log(`deployment ${deployment} (${flags.local ? "local" : "remote"} D1)`);
 try {
-  const { applied, skipped } = await migrate({
+  const connection = {
     url,
     username: process.env.CLICKHOUSE_USER,
     password: process.env.CLICKHOUSE_PASSWORD,
     database,
+  };
+  const { applied, skipped, binding } = await migrate({
+    ...connection,
     deployment,
     adopt: flags.adopt,
     log: (line) => console.log(line),
+    beforeBinding: copyPersons,
   });
+  if (flags["copy-persons"] && !binding.changed) {
+    const client = clientFor(connection);
+    await copyPersons(client).finally(() => client.close());
+  }
   const already = skipped.length ? ` (${skipped.length} applied before)` : "";
   console.log(
     applied.length
@@ -57,6 +70,13 @@ try {
 } catch (error) {
   console.error(error instanceof MigrationError ? `migration failed: ${error.message}` : error);
   process.exit(1);
+}
+
+/** Copies the D1's persons into the mirror, saying how far it got (scripts/lib/person-mirror-copy.mjs). */
+async function copyPersons(client) {
+  const read = (sql) => executeSql(sql, { persistTo: flags["persist-to"], remote: !flags.local });
+  const copied = await copyPersonsToMirror({ client, read, log: (line) => console.log(line) });
+  console.log(`persons mirror: ${copied} persons copied from D1`);
 }
 
 /** This deployment's identity, read from its D1 through wrangler; exits saying why when it cannot be. */

@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { belongsElsewhere, migrate } from "./lib/clickhouse-migrations.mjs";
 import { startLocalClickHouse } from "./lib/local-clickhouse.mjs";
+import { copyPersonsToMirror } from "./lib/person-mirror-copy.mjs";
 import {
   applyMigrationsAsync,
   deploymentIdentityAsync,
@@ -125,7 +126,19 @@ async function serveWorker(signal, project, rootKey, clickhouse, freshD1) {
     const deployment = await deploymentIdentityAsync({ signal });
     if (!(await sameDeployment(clickhouse.url, deployment, freshD1))) return 1;
     console.log("Applying ClickHouse migrations...");
-    await migrate({ url: clickhouse.url, database: "default", deployment, log: () => {} });
+    await migrate({
+      url: clickhouse.url,
+      database: "default",
+      deployment,
+      log: () => {},
+      // Persons this local D1 holds from runs without ClickHouse, copied into the mirror when it is first bound.
+      beforeBinding: (client) =>
+        copyPersonsToMirror({
+          client,
+          read: (sql) => executeSqlAsync(sql, { signal }),
+          log: (line) => console.log(line),
+        }),
+    });
     // At the root, so the paths in it (src/, drizzle/, public/) and wrangler's local state stay the same.
     options.config = join(ROOT, "wrangler.clickhouse.toml");
     writeFileSync(options.config, withEventQueues(readFileSync(join(ROOT, "wrangler.toml"), "utf8")));

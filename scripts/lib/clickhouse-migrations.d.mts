@@ -26,6 +26,8 @@ export interface MigrateOptions {
   /** Rebinds a database bound to another deployment to this one (a restored D1 backup). */
   adopt?: boolean;
   log?: (line: string) => void;
+  /** Runs after the migrations, just before a binding is written. */
+  beforeBinding?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown>;
 }
 
 export interface Binding {
@@ -44,6 +46,8 @@ export interface DatabaseOptions {
   password?: string;
   database?: string;
 }
+
+export declare function clientFor(options: DatabaseOptions): import("@clickhouse/client-web").ClickHouseClient;
 
 export declare function boundDeployment(options: DatabaseOptions): Promise<string | null>;
 

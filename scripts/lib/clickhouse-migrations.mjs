@@ -100,8 +100,11 @@ ORDER BY version`;
  * With `deployment` (the identity in the deployment's D1, its `deployment` table), the database is bound to
  * that deployment: a database bound to no deployment yet is bound now; one bound to another deployment is
  * refused before anything is applied (a DeploymentMismatch), unless `adopt` rebinds it to this one.
+ * `beforeBinding` runs once the migrations are applied, just before a binding is written (e.g. copying
+ * the deployment's persons into the mirror, so the worker never reads it half-filled).
  * @param {{ url: string, username?: string, password?: string, database?: string, dir?: string,
- *   deployment?: string, adopt?: boolean, log?: (line: string) => void }} options
+ *   deployment?: string, adopt?: boolean, log?: (line: string) => void,
+ *   beforeBinding?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown> }} options
  * @returns {Promise<{ applied: string[], skipped: string[],
  *   binding: { deployment: string, previous: string | null, changed: boolean } | null }>}
  *   names of the migrations applied now and before, and the binding when `deployment` was given
@@ -115,6 +118,7 @@ export async function migrate({
   deployment,
   adopt = false,
   log = () => {},
+  beforeBinding,
 }) {
   const migrations = listMigrations(dir);
   const admin = clientFor({ url, username, password });
@@ -170,6 +174,7 @@ export async function migrate({
     if (!deployment) return { applied, skipped, binding: null };
     const changed = previous !== deployment;
     if (changed) {
+      await beforeBinding?.(client);
       await client.insert({
         table: "deployment",
         values: [{ id: deployment, how: previous ? "adopt" : "migrate" }],
@@ -222,7 +227,7 @@ export async function boundDeployment(options) {
 }
 
 /** A client for `database` (the server's default one when not named), with credentials only when given. */
-const clientFor = ({ url, username, password, database }) =>
+export const clientFor = ({ url, username, password, database }) =>
   createClient({
     url,
     ...(database ? { database } : {}),

@@ -16,7 +16,7 @@ import {
   splitStatements,
 } from "../../scripts/lib/clickhouse-migrations.mjs";
 // @ts-expect-error -- a plain ESM script shared with `npm run dev`
-import { applyMigrations, deploymentIdentity } from "../../scripts/lib/local-worker.mjs";
+import { applyMigrations, deploymentIdentity, executeSql } from "../../scripts/lib/local-worker.mjs";
 import { databaseName } from "./database";
 
 const url = inject("clickhouseUrl");
@@ -385,6 +385,79 @@ describe("npm run clickhouse:migrate", { timeout: 60_000 }, () => {
     expect(adopted.status, adopted.stderr).toBe(0);
     expect(adopted.stdout).toContain(`adopted: bound to deployment ${b.id} (was ${a.id})`);
     expect(await boundDeployment({ url, database })).toBe(b.id);
+  });
+
+  it("copies the D1's persons into the persons mirror before binding, and again with --copy-persons", async () => {
+    const database = fresh("cli_copy");
+    const d1 = localD1();
+    const local = ["--local", "--persist-to", d1.state];
+    const uuids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    executeSql(
+      `INSERT INTO projects (id, name, api_token) VALUES (7, 'p', 'phc_copy');
+       INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at, version) VALUES
+         (1, 7, '${uuids[0]}', '{"plan":"pro"}', 1, '2026-01-01T00:00:00.000Z', 3),
+         (2, 7, '${uuids[1]}', '{}', 0, '2026-01-02T00:00:00.000Z', 0);
+       INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (7, 'a', 1), (7, 'a2', 1), (7, 'b', 2);`,
+      { persistTo: d1.state },
+    );
+    const env = { CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: database };
+    const first = await cli(env, local);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain("copied 2 of 2 persons to the persons mirror");
+    // The copy comes before the binding: the worker never reads a mirror still being filled.
+    expect(first.stdout.indexOf("persons copied")).toBeLessThan(first.stdout.indexOf("bound to deployment"));
+    const mirror = () =>
+      rows<{ id: string; d1_id: number; team_id: number; created_at: string; properties: string; version: string }>(
+        `SELECT id, toUInt32(d1_id) AS d1_id, toUInt32(team_id) AS team_id, created_at, properties,
+           toString(version) AS version FROM person FINAL
+         WHERE is_deleted = 0 ORDER BY d1_id`,
+        database,
+      );
+    const ids = () =>
+      rows<{ distinct_id: string; person_id: string }>(
+        "SELECT distinct_id, person_id FROM person_distinct_id2 FINAL WHERE is_deleted = 0 ORDER BY distinct_id",
+        database,
+      );
+    expect(await mirror()).toEqual([
+      {
+        id: uuids[0],
+        d1_id: 1,
+        team_id: 7,
+        created_at: "2026-01-01 00:00:00.000000",
+        properties: '{"plan":"pro"}',
+        version: String(2 ** 32 + 3),
+      },
+      {
+        id: uuids[1],
+        d1_id: 2,
+        team_id: 7,
+        created_at: "2026-01-02 00:00:00.000000",
+        properties: "{}",
+        version: String(2 * 2 ** 32),
+      },
+    ]);
+    expect(await ids()).toEqual([
+      { distinct_id: "a", person_id: uuids[0] },
+      { distinct_id: "a2", person_id: uuids[0] },
+      { distinct_id: "b", person_id: uuids[1] },
+    ]);
+
+    // Written while the database served another deployment, or none: copied on request.
+    executeSql(
+      `UPDATE persons SET properties = '{"plan":"free"}', version = 4 WHERE id = 1;
+       INSERT INTO persons (id, project_id, uuid, created_at) VALUES (3, 7, '${uuids[2]}', '2026-01-03T00:00:00.000Z');
+       INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (7, 'c', 3);`,
+      { persistTo: d1.state },
+    );
+    const again = await cli(env, [...local, "--copy-persons"]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain("persons mirror: 3 persons copied from D1");
+    expect((await mirror()).map((p) => [p.d1_id, p.properties])).toEqual([
+      [1, '{"plan":"free"}'],
+      [2, "{}"],
+      [3, "{}"],
+    ]);
+    expect((await ids()).map((d) => d.distinct_id)).toEqual(["a", "a2", "b", "c"]);
   });
 
   it("says to apply D1's migrations first when the D1 has no identity", async () => {
