@@ -34,7 +34,7 @@ export async function clickhouseCohorts(db: Db, projectId: number): Promise<Clic
     stack.push(cohortId);
     try {
       // A member only where the rule holds (D1 selects the persons it is true for): unknown is not.
-      const person: ClickHouseFilterColumns = { event: "''", person: columns.person, personId: columns.personId };
+      const person: ClickHouseFilterColumns = { ...columns, event: "''" };
       return `(${columns.person} != '' AND ifNull(${groupSql(cohortFilterGroup(cohort.filters), person, params, member)}, 0))`;
     } finally {
       stack.pop();

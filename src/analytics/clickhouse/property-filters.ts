@@ -23,6 +23,12 @@ export interface ClickHouseFilterColumns {
   event: string;
   person: string;
   personId: string;
+  /**
+   * Hashes of the person's set property keys and of each key with its text (the mirror's
+   * `property_keys` and `property_values`, clickhouse/migrations/0005): when given, `is_set`,
+   * `exact`, `in` and their negations read these instead of parsing the JSON.
+   */
+  personHashes?: { keys: string; values: string };
 }
 
 /** "person is in cohort N" over these columns (cohorts.ts). */
@@ -78,6 +84,10 @@ function filterSql(
   if (f.kind === "cohort") {
     const member = cohorts(f.value as number, columns, params);
     return f.negation ? `NOT ${member}` : member;
+  }
+  if (f.kind === "person" && columns.personHashes) {
+    const hashed = hashedFilterSql(f, columns.personHashes, params);
+    if (hashed) return hashed;
   }
   const column = f.kind === "person" ? columns.person : columns.event;
   const key = params.text(f.key);
@@ -149,6 +159,36 @@ function filterSql(
       const bound = params.bind(when.ms / 1000, "Float64");
       return f.operator === "is_date_before" ? `(${seconds} < ${bound})` : `(${seconds} > ${bound})`;
     }
+  }
+}
+
+/**
+ * A person filter answered from the property hashes (ClickHouseFilterColumns.personHashes), or
+ * undefined for an operator they cannot answer. A hash stands for its key and text exactly but for
+ * a collision of 64-bit hashes; D1, reading the persons it shows, re-checks them anyway.
+ */
+function hashedFilterSql(
+  f: PropertyFilter,
+  hashes: { keys: string; values: string },
+  params: ClickHouseParams,
+): string | undefined {
+  const key = params.text(f.key);
+  const isSet = `has(${hashes.keys}, cityHash64(${key}))`;
+  const among = () =>
+    `hasAny(${hashes.values}, arrayMap(filter_value -> cityHash64(${key}, filter_value), ${params.bind(filterValues(f), "Array(String)")}))`;
+  switch (f.operator) {
+    case "exact":
+    case "in":
+      return among();
+    case "is_not":
+    case "not_in":
+      return `(NOT ${among()})`;
+    case "is_set":
+      return isSet;
+    case "is_not_set":
+      return `(NOT ${isSet})`;
+    default:
+      return undefined;
   }
 }
 

@@ -1,7 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { noClickHouseCohorts } from "../../../src/analytics/clickhouse/cohorts";
+import { personsListStatement } from "../../../src/analytics/clickhouse/persons-list";
+import { parseProperties } from "../../../src/persons/properties-param";
 import { call, createProject } from "../../helpers";
 import { capture, everyone, personsPath } from "../../persons/helpers";
+import { clickhouse } from "./client";
 
 // The persons list on a ClickHouse deployment: a search or a filter finds its page in the persons
 // mirror, and D1 (the authority) gives the rows, dropping any the mirror has not caught up with.
@@ -102,5 +106,42 @@ describe("persons list from the ClickHouse mirror", () => {
       path = res.json.next;
     }
     expect(seen).toEqual(want);
+  });
+
+  it("reads the property hashes rather than the JSON, and a rare value only where its index may be", async () => {
+    const { id: projectId } = await createProject();
+    // Four granules of mirrored persons (8192 rows each), one `n` per person.
+    await clickhouse().command({
+      query: `INSERT INTO person (id, d1_id, team_id, created_at, properties, is_identified, version)
+        SELECT generateUUIDv4(number), number + 1, {team:Int64}, now64(6), concat('{"n":', toString(number), '}'), 0, 0
+        FROM numbers(30000)`,
+      query_params: { team: projectId },
+    });
+    const question = (filters: unknown[]) => ({
+      projectId,
+      filter: parseProperties(JSON.stringify(filters)),
+      rows: { limit: 100, offset: 0 },
+    });
+    const rare = personsListStatement(question([{ key: "n", value: 4242, type: "person" }]), noClickHouseCohorts);
+    expect(rare.sql).not.toMatch(/JSONExtract|JSONType/);
+    const explained = await clickhouse().query({
+      query: `EXPLAIN indexes = 1 ${rare.sql}`,
+      query_params: rare.params.values,
+      format: "TabSeparatedRaw",
+    });
+    const plan = await explained.text();
+    const [, read, all] = /Name: person_property_values[\s\S]*?Granules: (\d+)\/(\d+)/.exec(plan) ?? [];
+    expect(Number(all), plan).toBe(4);
+    expect(Number(read), plan).toBe(1);
+    const [answer] = await (
+      await clickhouse().query({ query: rare.sql, query_params: rare.params.values, format: "JSONEachRow" })
+    ).json<{ total: string | number; page: number[] }>();
+    expect(Number(answer.total)).toBe(1);
+    expect(answer.page.map(Number)).toEqual([4243]);
+    // Only a term that could be in a uuid's text (hexadecimal digits, dashes) reads the uuids as text.
+    const search = (term: string) =>
+      personsListStatement({ projectId, search: term, rows: question([]).rows }, noClickHouseCohorts).sql;
+    expect(search("user4242")).not.toContain("toString(id)");
+    expect(search("4242-ab")).toContain("toString(id)");
   });
 });
