@@ -71,8 +71,14 @@ function searched(term: string, bound: string, params: ClickHouseParams): string
   const has = (text: string) => `ifNull(positionCaseInsensitive(${text}, ${bound}) > 0, 0)`;
   const fields = [has("search_email"), has("search_name")];
   if (/^[0-9a-f-]+$/i.test(term)) fields.push(has("toString(id)"));
+  // The same test as a LIKE over lower() (ASCII, like positionCaseInsensitive), which the distinct ids'
+  // trigram index (migration 0005) can answer.
+  const pattern = params.text(`%${asciiLower(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   fields.push(`id IN (SELECT person_id FROM person_distinct_id2 FINAL
-      WHERE team_id = ${params.team} AND is_deleted = 0 AND positionCaseInsensitive(distinct_id, ${bound}) > 0
+      WHERE team_id = ${params.team} AND is_deleted = 0 AND lower(distinct_id) LIKE ${pattern}
       SETTINGS optimize_move_to_prewhere_if_final = 0)`);
   return `(${fields.join(" OR ")})`;
 }
+
+/** ASCII letters lowered, nothing else (what SQLite's lower() and ClickHouse's lower() do). */
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
