@@ -15,21 +15,22 @@ ALTER TABLE person
             kv -> cityHash64(kv.1, if(startsWith(kv.2, '"'), JSONExtractString(kv.2), kv.2)),
             arrayFilter(kv -> kv.2 != 'null', JSONExtractKeysAndValuesRaw(properties)));
 
--- The email and name as SQLite's json_extract gives them as text (what D1's search compares): a string as
--- itself, true/false as 1/0, another value as its JSON, NULL when missing or JSON null.
+-- The email and name as SQLite's json_extract gives them as text (what D1's search compares: a string as itself,
+-- true/false as 1/0, another value as its JSON; nothing when missing or JSON null), joined by a NUL: a search
+-- reads this one narrow column (a term holding a NUL, which could span the two, reads the JSON instead).
 ALTER TABLE person
-    ADD COLUMN IF NOT EXISTS search_email Nullable(String) MATERIALIZED multiIf(
-        JSONType(properties, 'email') = 'Null', NULL,
-        JSONType(properties, 'email') = 'String', JSONExtractString(properties, 'email'),
-        JSONType(properties, 'email') = 'Bool', if(JSONExtractBool(properties, 'email'), '1', '0'),
-        JSONExtractRaw(properties, 'email'));
-
-ALTER TABLE person
-    ADD COLUMN IF NOT EXISTS search_name Nullable(String) MATERIALIZED multiIf(
-        JSONType(properties, 'name') = 'Null', NULL,
-        JSONType(properties, 'name') = 'String', JSONExtractString(properties, 'name'),
-        JSONType(properties, 'name') = 'Bool', if(JSONExtractBool(properties, 'name'), '1', '0'),
-        JSONExtractRaw(properties, 'name'));
+    ADD COLUMN IF NOT EXISTS search_text String MATERIALIZED concat(
+        multiIf(
+            JSONType(properties, 'email') = 'Null', '',
+            JSONType(properties, 'email') = 'String', JSONExtractString(properties, 'email'),
+            JSONType(properties, 'email') = 'Bool', if(JSONExtractBool(properties, 'email'), '1', '0'),
+            JSONExtractRaw(properties, 'email')),
+        '\0',
+        multiIf(
+            JSONType(properties, 'name') = 'Null', '',
+            JSONType(properties, 'name') = 'String', JSONExtractString(properties, 'name'),
+            JSONType(properties, 'name') = 'Bool', if(JSONExtractBool(properties, 'name'), '1', '0'),
+            JSONExtractRaw(properties, 'name')));
 
 -- A value few persons hold (`n = 4242`) reads only the granules that may hold it.
 ALTER TABLE person ADD INDEX IF NOT EXISTS person_property_values property_values TYPE bloom_filter(0.01) GRANULARITY 1;
@@ -46,9 +47,7 @@ ALTER TABLE person MATERIALIZE COLUMN property_keys;
 
 ALTER TABLE person MATERIALIZE COLUMN property_values;
 
-ALTER TABLE person MATERIALIZE COLUMN search_email;
-
-ALTER TABLE person MATERIALIZE COLUMN search_name;
+ALTER TABLE person MATERIALIZE COLUMN search_text;
 
 ALTER TABLE person MATERIALIZE INDEX person_property_values;
 

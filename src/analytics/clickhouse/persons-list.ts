@@ -19,31 +19,40 @@ const PERSON_COLUMNS: ClickHouseFilterColumns = {
   personHashes: { keys: "property_keys", values: "property_values" },
 };
 
+/** Persons found by distinct id that a search binds into its statement; past this, a subquery finds them. */
+const MAX_HOLDERS = 1_000;
+
 /**
  * The persons list from the persons mirror (`person`, the latest version of each person through
  * FINAL), with D1's meaning: the filter compiled as for cohorts, the search as persons/service.ts
  * searches (PostHog's: the term in the email, the name, the uuid or a current distinct id, ignoring
  * ASCII case), in D1's list order (created_at, newest first, then the highest D1 id). One pass
- * counts the matches and keeps the page's ids (one past the page, for `more`).
+ * counts the matches and keeps the page's ids (one past the page, for `more`); a search first asks
+ * which persons hold a matching distinct id.
  */
 export async function personsListOnClickHouse(
   client: ClickHouseClient,
   question: PersonsListQuestion,
   cohorts: ClickHouseCohorts,
 ): Promise<PersonsListAnswer> {
-  const { sql, params } = personsListStatement(question, cohorts);
+  const holders = question.search === undefined ? undefined : await distinctIdHolders(client, question);
+  const { sql, params } = personsListStatement(question, cohorts, holders);
   const [row] = await analysisRows<{ total: number; page: number[] }>(client, sql, params);
   const ids = (row?.page ?? []).map(Number);
   const { limit } = question.rows;
   return { ids: ids.slice(0, limit), more: ids.length > limit, count: Number(row?.total ?? 0) };
 }
 
-/** The statement of personsListOnClickHouse, with its parameters (tests read its plan). */
-export function personsListStatement(question: PersonsListQuestion, cohorts: ClickHouseCohorts) {
+/**
+ * The statement of personsListOnClickHouse, with its parameters (tests read its plan). `holders`: the
+ * uuids of the persons a search finds by distinct id, when known (distinctIdHolders); else the
+ * statement finds them itself.
+ */
+export function personsListStatement(question: PersonsListQuestion, cohorts: ClickHouseCohorts, holders?: string[]) {
   const params = new ClickHouseParams(question.projectId);
   const conditions = [
     question.filter ? `ifNull(${groupSql(question.filter, PERSON_COLUMNS, params, cohorts)}, 0)` : "1",
-    question.search === undefined ? "1" : searched(question.search, params.text(question.search), params),
+    question.search === undefined ? "1" : searched(question.search, params, holders),
   ];
   const { offset, limit } = question.rows;
   // The sorted array keeps only the first offset + limit + 1 matches (both validated integers), by one
@@ -61,23 +70,60 @@ export function personsListStatement(question: PersonsListQuestion, cohorts: Cli
 }
 
 /**
- * The search: `term` (bound as `bound`) in the email or name as SQLite's json_extract gives them
- * (the mirror's `search_email` and `search_name`, clickhouse/migrations/0005), the uuid, or any
- * distinct id the person holds now. positionCaseInsensitive, like SQLite's lower(), folds ASCII
- * letters only. A uuid's text is hexadecimal digits and dashes: a term with anything else cannot be
- * in it, and ten million uuids are not turned into text to find that out.
+ * The uuids of the persons holding a distinct id that contains the search term (at most MAX_HOLDERS;
+ * undefined when there are more). Asked apart because an `id IN (subquery)` beside the other fields
+ * costs a lookup for every person even when the subquery finds none, which it mostly does.
  */
-function searched(term: string, bound: string, params: ClickHouseParams): string {
+async function distinctIdHolders(client: ClickHouseClient, question: PersonsListQuestion) {
+  const params = new ClickHouseParams(question.projectId);
+  const rows = await analysisRows<{ person_id: string }>(
+    client,
+    holdersSql(question.search!, params, `LIMIT ${MAX_HOLDERS + 1}`),
+    params,
+  );
+  return rows.length > MAX_HOLDERS ? undefined : rows.map((r) => r.person_id);
+}
+
+/**
+ * The distinct ids containing `term`, ignoring ASCII case, as the persons they belong to now: a LIKE
+ * over lower() (both fold ASCII letters only, as SQLite's lower() does), which the distinct ids'
+ * trigram index (clickhouse/migrations/0005) can answer, the term's LIKE wildcards escaped.
+ */
+const holdersSql = (term: string, params: ClickHouseParams, limit = "") =>
+  `SELECT DISTINCT person_id FROM person_distinct_id2 FINAL
+    WHERE team_id = ${params.team} AND is_deleted = 0
+      AND lower(distinct_id) LIKE ${params.text(`%${asciiLower(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}
+    ${limit} SETTINGS optimize_move_to_prewhere_if_final = 0`;
+
+/**
+ * The search: the term in the email or name (the mirror's `search_text`, both as SQLite's
+ * json_extract writes them, clickhouse/migrations/0005), the uuid, or any distinct id the person
+ * holds now (`holders`, or a subquery when not given). positionCaseInsensitive, like SQLite's
+ * lower(), folds ASCII letters only. A uuid's text is hexadecimal digits and dashes: a term with
+ * anything else cannot be in it, and ten million uuids are not turned into text to find that out.
+ */
+function searched(term: string, params: ClickHouseParams, holders: string[] | undefined): string {
+  const bound = params.text(term);
   const has = (text: string) => `ifNull(positionCaseInsensitive(${text}, ${bound}) > 0, 0)`;
-  const fields = [has("search_email"), has("search_name")];
+  // search_text joins the two with a NUL, which a term holding one could match across: such a term
+  // reads each from the JSON.
+  const fields = term.includes("\0")
+    ? [has(sqliteText("email", params)), has(sqliteText("name", params))]
+    : [has("search_text")];
   if (/^[0-9a-f-]+$/i.test(term)) fields.push(has("toString(id)"));
-  // The same test as a LIKE over lower() (ASCII, like positionCaseInsensitive), which the distinct ids'
-  // trigram index (migration 0005) can answer.
-  const pattern = params.text(`%${asciiLower(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  fields.push(`id IN (SELECT person_id FROM person_distinct_id2 FINAL
-      WHERE team_id = ${params.team} AND is_deleted = 0 AND lower(distinct_id) LIKE ${pattern}
-      SETTINGS optimize_move_to_prewhere_if_final = 0)`);
+  if (!holders) fields.push(`id IN (${holdersSql(term, params)})`);
+  else if (holders.length) fields.push(`has(${params.bind(holders, "Array(UUID)")}, id)`);
   return `(${fields.join(" OR ")})`;
+}
+
+/** A top-level property as SQLite's json_extract writes it as text; NULL when missing or JSON null. */
+function sqliteText(key: string, params: ClickHouseParams): string {
+  const k = params.text(key);
+  const type = `JSONType(properties, ${k})`;
+  return (
+    `multiIf(${type} = 'Null', NULL, ${type} = 'String', JSONExtractString(properties, ${k}),` +
+    ` ${type} = 'Bool', if(JSONExtractBool(properties, ${k}), '1', '0'), JSONExtractRaw(properties, ${k}))`
+  );
 }
 
 /** ASCII letters lowered, nothing else (what SQLite's lower() and ClickHouse's lower() do). */

@@ -70,6 +70,7 @@ describe("persons list from the ClickHouse mirror", () => {
       { event: "x", distinct_id: "accented", properties: { $set: { name: "ÉMILE Zola" } } },
       { event: "x", distinct_id: "percent", properties: { $set: { name: "50% off_now" } } },
       { event: "x", distinct_id: "nothing", properties: { $set: { email: null } } },
+      { event: "x", distinct_id: "both", properties: { $set: { email: "left", name: "right" } } },
     ]);
     const found = async (term: string) =>
       (await list(projectId, `search=${encodeURIComponent(term)}`)).results.map((p) => p.distinct_ids[0]);
@@ -81,6 +82,10 @@ describe("persons list from the ClickHouse mirror", () => {
     expect(await found("%_")).toEqual([]);
     expect(await found("null")).toEqual([]);
     expect(await found("accen")).toEqual(["accented"]);
+    // The email and name are searched apart: a term spanning the two (the mirror joins them with a NUL) finds nobody.
+    const spanning = await list(projectId, `search=${encodeURIComponent("left\u0000right")}`);
+    expect([spanning.count, spanning.results.length]).toEqual([0, 0]);
+    expect(await found("t\u0000")).toEqual([]);
   });
 
   it("pages in D1's order, newest first then highest id, through next", async () => {
@@ -145,5 +150,11 @@ describe("persons list from the ClickHouse mirror", () => {
     expect(search("4242-ab")).toContain("toString(id)");
     // Distinct ids through a LIKE their trigram index answers (escaped, ASCII-lowered), not a function it cannot.
     expect(search("User_42")).toContain("lower(distinct_id) LIKE");
+    // Without the holders asked first, the statement finds them itself, and answers the same.
+    const alone = personsListStatement({ projectId, search: "no-such", rows: question([]).rows }, noClickHouseCohorts);
+    const [none] = await (
+      await clickhouse().query({ query: alone.sql, query_params: alone.params.values, format: "JSONEachRow" })
+    ).json<{ total: string | number }>();
+    expect(Number(none.total)).toBe(0);
   });
 });
