@@ -9,8 +9,8 @@
 // another deployment is refused, changing nothing, unless `--adopt` rebinds it to this one (after restoring
 // this deployment's D1 from a backup). Running it again applies only what is new; with nothing new it changes
 // nothing. When it binds a database, it first copies the D1's persons into ClickHouse's persons mirror
-// (persons written before the deployment used ClickHouse); `--copy-persons` copies them again into a database
-// already bound (after CLICKHOUSE_URL was unset for a while). WRANGLER_BIN names another wrangler entry point
+// (persons written before the deployment used ClickHouse), and again after a migration that needs every person
+// mirrored (0005); `--copy-persons` copies them on request. WRANGLER_BIN names another wrangler entry point
 // to run (default: the project's own).
 import { parseArgs } from "node:util";
 import { clientFor, migrate, MigrationError } from "./lib/clickhouse-migrations.mjs";
@@ -41,6 +41,8 @@ const database = process.env.CLICKHOUSE_DATABASE || "default";
 const parsed = URL.canParse(url) ? new URL(url) : null;
 const where = parsed ? `${parsed.protocol}//${parsed.host}${parsed.pathname}` : url;
 console.log(`ClickHouse at ${where}, database ${database}`);
+/** Whether this run copied the D1's persons already (on binding, or after a migration that asks for it). */
+let copied = false;
 const deployment = d1Identity();
 console.log(`deployment ${deployment} (${flags.local ? "local" : "remote"} D1)`);
 try {
@@ -50,14 +52,14 @@ try {
     password: process.env.CLICKHOUSE_PASSWORD,
     database,
   };
-  const { applied, skipped, binding } = await migrate({
+  const { applied, skipped } = await migrate({
     ...connection,
     deployment,
     adopt: flags.adopt,
     log: (line) => console.log(line),
-    beforeBinding: copyPersons,
+    copyPersons,
   });
-  if (flags["copy-persons"] && !binding.changed) {
+  if (flags["copy-persons"] && !copied) {
     const client = clientFor(connection);
     await copyPersons(client).finally(() => client.close());
   }
@@ -74,9 +76,10 @@ try {
 
 /** Copies the D1's persons into the mirror, saying how far it got (scripts/lib/person-mirror-copy.mjs). */
 async function copyPersons(client) {
+  copied = true;
   const read = (sql) => executeSql(sql, { persistTo: flags["persist-to"], remote: !flags.local });
-  const copied = await copyPersonsToMirror({ client, read, log: (line) => console.log(line) });
-  console.log(`persons mirror: ${copied} persons copied from D1`);
+  const persons = await copyPersonsToMirror({ client, read, log: (line) => console.log(line) });
+  console.log(`persons mirror: ${persons} persons copied from D1`);
 }
 
 /** This deployment's identity, read from its D1 through wrangler; exits saying why when it cannot be. */

@@ -132,7 +132,7 @@ async function serveWorker(signal, project, rootKey, clickhouse, freshD1) {
       deployment,
       log: () => {},
       // Persons this local D1 holds from runs without ClickHouse, copied into the mirror when it is first bound.
-      beforeBinding: (client) =>
+      copyPersons: (client) =>
         copyPersonsToMirror({
           client,
           read: (sql) => executeSqlAsync(sql, { signal }),

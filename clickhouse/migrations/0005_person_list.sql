@@ -1,3 +1,5 @@
+-- edgehog: copy D1's persons after this migration: the persons list reads the mirror for every person, including
+-- those written before the deployment used ClickHouse and those mirrored before 0003 (d1_id 0).
 -- What the persons list reads instead of parsing every person's JSON (src/analytics/clickhouse/persons-list.ts):
 -- ClickHouse computes these columns when a row is inserted (the queue's rows do not change), and for rows stored
 -- before this migration when they are read, until the MATERIALIZE statements below have rewritten them.

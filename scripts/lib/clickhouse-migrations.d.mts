@@ -9,6 +9,8 @@ export interface Migration {
   name: string;
   file: string;
   statements: string[];
+  /** The persons mirror must hold every D1 person after this migration (`migrate` runs copyPersons). */
+  copiesPersons: boolean;
 }
 
 export declare function listMigrations(dir?: string): Migration[];
@@ -26,8 +28,8 @@ export interface MigrateOptions {
   /** Rebinds a database bound to another deployment to this one (a restored D1 backup). */
   adopt?: boolean;
   log?: (line: string) => void;
-  /** Runs after the migrations, just before a binding is written. */
-  beforeBinding?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown>;
+  /** Copies D1's persons into the mirror: before a new binding is written, or after a migration that needs it. */
+  copyPersons?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown>;
 }
 
 export interface Binding {

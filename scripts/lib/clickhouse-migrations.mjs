@@ -17,9 +17,12 @@ const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 /** A migration failed, or the migrations on disk and in the database disagree. The message says which and why. */
 export class MigrationError extends Error {}
 
+/** The line a migration holds when the persons mirror must hold every D1 person after it. */
+const COPIES_PERSONS = /^-- edgehog: copy D1's persons after this migration\b/m;
+
 /**
  * The migrations in `dir`, in version order, each with its statements.
- * @returns {{ version: number, name: string, file: string, statements: string[] }[]}
+ * @returns {{ version: number, name: string, file: string, statements: string[], copiesPersons: boolean }[]}
  */
 export function listMigrations(dir = MIGRATIONS_DIR) {
   const migrations = [];
@@ -31,9 +34,12 @@ export function listMigrations(dir = MIGRATIONS_DIR) {
     const previous = migrations.at(-1);
     if (previous?.version === version)
       throw new MigrationError(`${previous.file} and ${file} share version ${version}`);
-    const statements = splitStatements(readFileSync(join(dir, file), "utf8"));
+    const sql = readFileSync(join(dir, file), "utf8");
+    const statements = splitStatements(sql);
     if (statements.length === 0) throw new MigrationError(`${file} holds no statement`);
-    migrations.push({ version, name: file.slice(0, -".sql".length), file, statements });
+    // A migration after which the persons mirror must hold every D1 person (read by `migrate`'s copyPersons).
+    const copiesPersons = COPIES_PERSONS.test(sql);
+    migrations.push({ version, name: file.slice(0, -".sql".length), file, statements, copiesPersons });
   }
   return migrations;
 }
@@ -100,11 +106,12 @@ ORDER BY version`;
  * With `deployment` (the identity in the deployment's D1, its `deployment` table), the database is bound to
  * that deployment: a database bound to no deployment yet is bound now; one bound to another deployment is
  * refused before anything is applied (a DeploymentMismatch), unless `adopt` rebinds it to this one.
- * `beforeBinding` runs once the migrations are applied, just before a binding is written (e.g. copying
- * the deployment's persons into the mirror, so the worker never reads it half-filled).
+ * `copyPersons` copies the deployment's persons into the mirror: once the migrations are applied, just
+ * before a binding is written (so the worker never reads a half-filled mirror), or after a migration
+ * that needs every person mirrored (a line `-- edgehog: copy D1's persons after this migration`).
  * @param {{ url: string, username?: string, password?: string, database?: string, dir?: string,
  *   deployment?: string, adopt?: boolean, log?: (line: string) => void,
- *   beforeBinding?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown> }} options
+ *   copyPersons?: (client: import("@clickhouse/client-web").ClickHouseClient) => Promise<unknown> }} options
  * @returns {Promise<{ applied: string[], skipped: string[],
  *   binding: { deployment: string, previous: string | null, changed: boolean } | null }>}
  *   names of the migrations applied now and before, and the binding when `deployment` was given
@@ -118,7 +125,7 @@ export async function migrate({
   deployment,
   adopt = false,
   log = () => {},
-  beforeBinding,
+  copyPersons,
 }) {
   const migrations = listMigrations(dir);
   const admin = clientFor({ url, username, password });
@@ -171,10 +178,10 @@ export async function migrate({
       });
       applied.push(migration.name);
     }
+    const changed = deployment !== undefined && previous !== deployment;
+    if (changed || migrations.some((m) => m.copiesPersons && applied.includes(m.name))) await copyPersons?.(client);
     if (!deployment) return { applied, skipped, binding: null };
-    const changed = previous !== deployment;
     if (changed) {
-      await beforeBinding?.(client);
       await client.insert({
         table: "deployment",
         values: [{ id: deployment, how: previous ? "adopt" : "migrate" }],

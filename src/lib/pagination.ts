@@ -12,7 +12,13 @@ export const PaginationQuery = z.object({
     .max(MAX_LIMIT)
     .optional()
     .openapi({ description: `Page size (default ${DEFAULT_LIMIT}).` }),
-  offset: z.coerce.number().int().min(0).optional().openapi({ description: "Rows to skip (default 0)." }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .openapi({ description: "Rows to skip (default 0)." }),
 });
 
 export interface Page {

@@ -1,6 +1,5 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { AnalyticsStore } from "../analytics";
-import { D1AnalyticsStore } from "../analytics/d1/store";
 import type { PersonsListAnswer } from "../analytics/persons-list";
 import type { Db } from "../db/client";
 import { persons } from "../db/schema";
@@ -31,7 +30,7 @@ export async function listPersons(
   projectId: number,
   query: PersonListQuery,
   page: Page,
-  store: AnalyticsStore = new D1AnalyticsStore(db.$client, db),
+  store: AnalyticsStore,
 ) {
   const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
   const inProject = eq(persons.projectId, projectId);

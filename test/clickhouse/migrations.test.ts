@@ -1,12 +1,13 @@
 // ClickHouse's schema migrations (clickhouse/migrations/) and their migrator (scripts/lib/clickhouse-migrations.mjs,
 // `npm run clickhouse:migrate`), against the suite's server.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type ClickHouseClient } from "@clickhouse/client-web";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  MIGRATIONS_DIR,
   belongsElsewhere,
   boundDeployment,
   DeploymentMismatch,
@@ -190,6 +191,44 @@ describe("the migrator", () => {
       rmSync(join(own, "0001_renamed.sql"));
       writeFileSync(join(own, "1_Bad Name.sql"), "SELECT 1");
       expect(() => listMigrations(own)).toThrow(/NNNN_name\.sql/);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("copies the persons before a new binding, and after a migration that asks for it on a bound database", async () => {
+    const database = fresh("copies");
+    const own = mkdtempSync(join(tmpdir(), "edgehog-migrations-copy-"));
+    try {
+      const calls: string[] = [];
+      const run = () =>
+        migrate({
+          url,
+          database,
+          dir: own,
+          deployment: "copy-deployment",
+          copyPersons: async () => void calls.push("copy"),
+        });
+      // The binding's own table, as the real migrations create it.
+      writeFileSync(join(own, "0001_one.sql"), readFileSync(join(MIGRATIONS_DIR, "0004_deployment.sql"), "utf8"));
+      await run();
+      expect(calls).toEqual(["copy"]);
+      await run();
+      expect(calls).toEqual(["copy"]);
+      writeFileSync(
+        join(own, "0002_two.sql"),
+        "CREATE TABLE IF NOT EXISTS two (id UInt64) ENGINE = MergeTree ORDER BY id;",
+      );
+      await run();
+      expect(calls).toEqual(["copy"]);
+      writeFileSync(
+        join(own, "0003_three.sql"),
+        "-- edgehog: copy D1's persons after this migration (a test)\nCREATE TABLE IF NOT EXISTS three (id UInt64) ENGINE = MergeTree ORDER BY id;",
+      );
+      await run();
+      expect(calls).toEqual(["copy", "copy"]);
+      expect(listMigrations(own).map((m) => m.copiesPersons)).toEqual([false, false, true]);
+      expect(listMigrations().find((m) => m.name === "0005_person_list")?.copiesPersons).toBe(true);
     } finally {
       rmSync(own, { recursive: true, force: true });
     }

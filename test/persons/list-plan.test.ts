@@ -1,9 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
+import { env } from "cloudflare:workers";
+import { analyticsStore } from "../../src/analytics";
+import { createDb, type Db } from "../../src/db/client";
+import type { Env } from "../../src/env";
 import { getPerson, listPersons, type PersonListQuery } from "../../src/persons/service";
 import { createProject } from "../helpers";
 import { plansOf as explain, recordingD1 } from "../sql-plans";
 import { seedPerson } from "../persons-analysis/fixtures";
+
+/** This (D1) deployment's analytics store over `db`: it keeps no persons mirror, so the list reads D1. */
+const d1Store = (db: Db) => analyticsStore(env as unknown as Env, db);
 
 /**
  * The persons list's exact lookups (distinct id, email), its search and a person's page (id, uuid)
@@ -31,7 +37,7 @@ async function plansOf<T>(
 }
 
 const list = (query: PersonListQuery, limit = 100) =>
-  plansOf((db) => listPersons(db, projectId, query, { limit, offset: 0 }));
+  plansOf((db) => listPersons(db, projectId, query, { limit, offset: 0 }, d1Store(db)));
 
 /** Every statement finds its persons by key, and none walks the project's persons in list order. */
 const byKey = (plans: string[]) => {
@@ -103,7 +109,7 @@ describe("persons property filters use their index", () => {
     values: [{ kind: "person" as const, key: "plan", operator: "exact" as const, value: plan, negation: false }],
   });
   const filtered = (plan: string, limit: number) =>
-    plansOf((db) => listPersons(db, project, { filter: filter(plan) }, { limit, offset: 0 }));
+    plansOf((db) => listPersons(db, project, { filter: filter(plan) }, { limit, offset: 0 }, d1Store(db)));
 
   beforeAll(async () => {
     project = (await createProject()).id;
@@ -127,7 +133,7 @@ describe("persons property filters use their index", () => {
     for (let i = 4; i < 12; i++) await seedPerson(oldest, { properties: { plan: "other" }, createdAt: at(i) });
     // 4 candidates of 12 persons: a walk looks cheaper (4² > 1 × 12), but its budget (8) holds none of them.
     const { plans, answer } = await plansOf((db) =>
-      listPersons(db, oldest, { filter: filter("legacy") }, { limit: 1, offset: 0 }),
+      listPersons(db, oldest, { filter: filter("legacy") }, { limit: 1, offset: 0 }, d1Store(db)),
     );
     expect(answer.rows.map((r) => r.properties)).toEqual([{ plan: "legacy", i: 3 }]);
     expect(answer.count).toBe(4);

@@ -19,6 +19,9 @@ const PERSON_COLUMNS: ClickHouseFilterColumns = {
   personHashes: { keys: "property_keys", values: "property_values" },
 };
 
+/** Matches a one-pass page keeps sorted at most (offset + limit + 1); a deeper page sorts apart. */
+const MAX_KEPT = 100_000;
+
 /** Persons found by distinct id that a search binds into its statement; past this, a subquery finds them. */
 const MAX_HOLDERS = 1_000;
 
@@ -27,8 +30,8 @@ const MAX_HOLDERS = 1_000;
  * FINAL), with D1's meaning: the filter compiled as for cohorts, the search as persons/service.ts
  * searches (PostHog's: the term in the email, the name, the uuid or a current distinct id, ignoring
  * ASCII case), in D1's list order (created_at, newest first, then the highest D1 id). One pass
- * counts the matches and keeps the page's ids (one past the page, for `more`); a search first asks
- * which persons hold a matching distinct id.
+ * counts the matches and keeps the page's ids (one past the page, for `more`), two for a deep page;
+ * a search first asks which persons hold a matching distinct id.
  */
 export async function personsListOnClickHouse(
   client: ClickHouseClient,
@@ -46,26 +49,40 @@ export async function personsListOnClickHouse(
 /**
  * The statement of personsListOnClickHouse, with its parameters (tests read its plan). `holders`: the
  * uuids of the persons a search finds by distinct id, when known (distinctIdHolders); else the
- * statement finds them itself.
+ * statement finds them itself. `maxKept`: the deepest page read in one pass (tests lower it).
  */
-export function personsListStatement(question: PersonsListQuestion, cohorts: ClickHouseCohorts, holders?: string[]) {
+export function personsListStatement(
+  question: PersonsListQuestion,
+  cohorts: ClickHouseCohorts,
+  holders?: string[],
+  maxKept = MAX_KEPT,
+) {
   const params = new ClickHouseParams(question.projectId);
   const conditions = [
     question.filter ? `ifNull(${groupSql(question.filter, PERSON_COLUMNS, params, cohorts)}, 0)` : "1",
     question.search === undefined ? "1" : searched(question.search, params, holders),
   ];
   const { offset, limit } = question.rows;
-  // The sorted array keeps only the first offset + limit + 1 matches (both validated integers), by one
-  // Int128 per person, created_at's microseconds above the D1 id, negated for newest first: sorting
-  // one number is about twice as fast as sorting a (time, id) tuple. D1 ids stay below 2^40.
-  // A filter read before FINAL could match an older version of a person (hence no PREWHERE); d1_id 0
-  // marks a version mirrored before D1 ids were (ClickHouse migration 0003).
-  const sql = `SELECT count() AS total,
-      arrayMap(k -> toInt64(bitAnd(-k, ${ID_MASK})), arraySlice(groupArraySorted(${offset + limit + 1})(
-        -(bitShiftLeft(toInt128(toUnixTimestamp64Micro(created_at)), ${ID_BITS}) + d1_id)), ${offset + 1})) AS page
-    FROM person FINAL
-    WHERE team_id = ${params.team} AND is_deleted = 0 AND d1_id != 0 AND ${conditions.join(" AND ")}
-    SETTINGS optimize_move_to_prewhere_if_final = 0`;
+  // A filter read before FINAL could match an older version of a person (hence no PREWHERE), and a
+  // skip index must not drop a granule holding a newer one (the exact mode keeps every version of the
+  // persons it keeps); d1_id 0 marks a version mirrored before D1 ids were (ClickHouse migration 0003).
+  const matches = `FROM person FINAL
+    WHERE team_id = ${params.team} AND is_deleted = 0 AND d1_id != 0 AND ${conditions.join(" AND ")}`;
+  const settings = `SETTINGS optimize_move_to_prewhere_if_final = 0, use_skip_indexes_if_final = 1,
+    use_skip_indexes_if_final_exact_mode = 1`;
+  // The list order as one Int128 per person, created_at's microseconds above the D1 id (below 2^40),
+  // negated for newest first: sorting one number is about twice as fast as sorting a (time, id) pair.
+  const key = `-(bitShiftLeft(toInt128(toUnixTimestamp64Micro(created_at)), ${ID_BITS}) + d1_id)`;
+  const ids = (keys: string) => `arrayMap(x -> toInt64(bitAnd(-x, ${ID_MASK})), ${keys})`;
+  const kept = offset + limit + 1;
+  // One pass counts the matches and keeps the first `kept` of them sorted (validated integers).
+  const sql =
+    kept <= maxKept
+      ? `SELECT count() AS total, ${ids(`arraySlice(groupArraySorted(${kept})(${key}), ${offset + 1})`)} AS page
+        ${matches} ${settings}`
+      : // A deep page: what one pass would keep grows with the offset, so the count and the page are apart.
+        `SELECT (SELECT count() ${matches}) AS total, ${ids("arraySort(groupArray(k))")} AS page
+        FROM (SELECT ${key} AS k ${matches} ORDER BY k LIMIT ${limit + 1} OFFSET ${offset}) ${settings}`;
   return { sql, params };
 }
 

@@ -87,7 +87,8 @@ export function personRow(teamId: number, p: MirroredPerson, version: number, de
  * life, so their versions order as D1's do; a person created again under the same uuid (PostHog
  * derives it from the first distinct id, so a deleted person's id captured again after
  * reset_person_distinct_id gives it back) has a higher D1 id, so every version of theirs outranks
- * the deleted one's, its deletion included, which D1's versions (from 0 again) would not.
+ * the deleted one's, its deletion included, which D1's versions (from 0 again) would not. It fits the
+ * UInt64 column while D1 ids stay below 2^32 and a person's D1 version below 2^32.
  */
 export const mirroredPersonVersion = (d1Id: number, version: number): string =>
   ((BigInt(d1Id) << 32n) + BigInt(version)).toString();

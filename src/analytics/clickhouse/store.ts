@@ -216,7 +216,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     return this.send(splitRows(projectId, split));
   }
 
-  /** The project's cohorts (from D1), loaded only when a filter of the question may refer to one. */
+  /** The persons list from the persons mirror (persons-list.ts); D1 reads the page's rows. */
   async personsList(question: PersonsListQuestion): Promise<PersonsListAnswer> {
     return personsListOnClickHouse(
       await this.analysisClient(),
@@ -225,6 +225,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
     );
   }
 
+  /** The project's cohorts (from D1), loaded only when a filter of the question may refer to one. */
   private async cohortsFor(projectId: number, query: object): Promise<ClickHouseCohorts> {
     return /cohort/.test(JSON.stringify(query)) ? clickhouseCohorts(this.db, projectId) : noClickHouseCohorts;
   }

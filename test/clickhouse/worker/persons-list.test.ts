@@ -115,7 +115,7 @@ describe("persons list from the ClickHouse mirror", () => {
 
   it("reads the property hashes rather than the JSON, and a rare value only where its index may be", async () => {
     const { id: projectId } = await createProject();
-    // Four granules of mirrored persons (8192 rows each), one `n` per person.
+    // Four granules or more of mirrored persons (8192 rows each), one `n` per person.
     await clickhouse().command({
       query: `INSERT INTO person (id, d1_id, team_id, created_at, properties, is_identified, version)
         SELECT generateUUIDv4(number), number + 1, {team:Int64}, now64(6), concat('{"n":', toString(number), '}'), 0, 0
@@ -136,13 +136,36 @@ describe("persons list from the ClickHouse mirror", () => {
     });
     const plan = await explained.text();
     const [, read, all] = /Name: person_property_values[\s\S]*?Granules: (\d+)\/(\d+)/.exec(plan) ?? [];
-    expect(Number(all), plan).toBe(4);
+    // One granule of the four or five (the insert may land in two parts) may hold n = 4242.
+    expect(Number(all), plan).toBeGreaterThanOrEqual(4);
     expect(Number(read), plan).toBe(1);
     const [answer] = await (
       await clickhouse().query({ query: rare.sql, query_params: rare.params.values, format: "JSONEachRow" })
     ).json<{ total: string | number; page: number[] }>();
     expect(Number(answer.total)).toBe(1);
     expect(answer.page.map(Number)).toEqual([4243]);
+    // A deep page (here past 1,000 kept matches) counts and sorts apart, with the same answer as one pass.
+    const deep = question([{ key: "n", operator: "gt", value: 100, type: "person" }]);
+    deep.rows = { limit: 100, offset: 25_000 };
+    const answers = await Promise.all(
+      [
+        personsListStatement(deep, noClickHouseCohorts),
+        personsListStatement(deep, noClickHouseCohorts, undefined, 1_000),
+      ].map(
+        async (s) =>
+          (
+            await (
+              await clickhouse().query({ query: s.sql, query_params: s.params.values, format: "JSONEachRow" })
+            ).json<{
+              total: string | number;
+              page: number[];
+            }>()
+          )[0],
+      ),
+    );
+    expect(answers[1].page.map(Number)).toEqual(answers[0].page.map(Number));
+    expect(Number(answers[1].total)).toBe(Number(answers[0].total));
+    expect([Number(answers[0].total), answers[0].page.length]).toEqual([29_899, 101]);
     // Only a term that could be in a uuid's text (hexadecimal digits, dashes) reads the uuids as text.
     const search = (term: string) =>
       personsListStatement({ projectId, search: term, rows: question([]).rows }, noClickHouseCohorts).sql;
