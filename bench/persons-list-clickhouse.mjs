@@ -6,7 +6,7 @@
 // SELECT FROM numbers(), D1 with the sqlite3 shell on its local file) rather than through /batch/, which
 // would take hours at this scale.
 //
-//   node bench/persons-list-clickhouse.mjs [--persons 10000000] [--no-record]
+//   node bench/persons-list-clickhouse.mjs [--persons 10000000] [--no-record] [--ordered-uuids]
 //
 // Needs `npm run clickhouse:install` (local-clickhouse, chdb, over a temporary directory; or CLICKHOUSE_URL
 // for another server, in a database of its own, dropped after) and the sqlite3 command-line shell. The
@@ -23,7 +23,11 @@ import { applyMigrations, ROOT, startWorker } from "../scripts/lib/local-worker.
 import { benchClickHouse, bindClickHouse, d1Bytes, load, machine, ROOT_KEY } from "./lib.mjs";
 
 const { values: args } = parseArgs({
-  options: { persons: { type: "string", default: "10000000" }, "no-record": { type: "boolean", default: false } },
+  options: {
+    persons: { type: "string", default: "10000000" },
+    "no-record": { type: "boolean", default: false },
+    "ordered-uuids": { type: "boolean", default: false },
+  },
 });
 const N = Number(args.persons);
 if (!Number.isSafeInteger(N) || N < 1) throw new Error(`--persons must be a positive integer, not ${args.persons}`);
@@ -34,16 +38,26 @@ const EPOCH = "2026-01-01 00:00:00";
 const LIMIT = 100; // the list's default page
 const PLANS = ["free", "pro", "enterprise"];
 
+/**
+ * The first eight hex digits of person n's uuid. ClickHouse stores persons in uuid order; a real
+ * person's uuid (derived from a distinct id, or random) says nothing of when they were created, so by
+ * default n is scrambled (Knuth's multiplicative hash, a bijection on 32 bits); `--ordered-uuids` keeps n
+ * itself, storing persons in creation order, which is the list's worst case (every row read enters the
+ * newest-first page it keeps, as with time-ordered uuids).
+ */
+const MULTIPLIER = args["ordered-uuids"] ? 1 : 2654435761;
+const uuidHead = (n) => Number((BigInt(n) * BigInt(MULTIPLIER)) % 4294967296n);
+
 /** Person n as both stores hold it (the expected side of the checks). */
 const person = (n) => ({
-  uuid: `${n.toString(16).padStart(8, "0")}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`,
+  uuid: `${uuidHead(n).toString(16).padStart(8, "0")}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`,
   properties: JSON.stringify({ email: `user${n}@example.com`, plan: PLANS[n % 3], n }),
   createdAt: new Date(Date.parse(`${EPOCH}Z`) + n * 1000).toISOString(),
   distinctId: `user-${n}`,
 });
 
 // The same person n in each SQL dialect; person() above is the reference both are checked against.
-const CLICKHOUSE_UUID = `toUUID(concat(leftPad(lower(hex(toUInt32(number))), 8, '0'), '-0000-4000-8000-',
+const CLICKHOUSE_UUID = `toUUID(concat(leftPad(lower(hex(toUInt32((number * ${MULTIPLIER}) % 4294967296))), 8, '0'), '-0000-4000-8000-',
   leftPad(lower(hex(toUInt64(number))), 12, '0')))`;
 const CLICKHOUSE_PERSON = `SELECT ${CLICKHOUSE_UUID}, number + 1, ${PROJECT},
     addSeconds(toDateTime64('${EPOCH}', 6, 'UTC'), number),
@@ -51,7 +65,7 @@ const CLICKHOUSE_PERSON = `SELECT ${CLICKHOUSE_UUID}, number + 1, ${PROJECT},
       '","n":', toString(number), '}'),
     0, 0, bitShiftLeft(toUInt64(number + 1), 32)
   FROM numbers(${N})`;
-const SQLITE_PERSON = `SELECT n + 1, ${PROJECT}, printf('%08x-0000-4000-8000-%012x', n, n),
+const SQLITE_PERSON = `SELECT n + 1, ${PROJECT}, printf('%08x-0000-4000-8000-%012x', (n * ${MULTIPLIER}) % 4294967296, n),
     '{"email":"user' || n || '@example.com","plan":"' || ${sqliteCase("n % 3", PLANS)} || '","n":' || n || '}',
     0, strftime('%Y-%m-%dT%H:%M:%fZ', '${EPOCH}', '+' || n || ' seconds'), 0
   FROM seq`;
@@ -295,14 +309,17 @@ const s = (x) => `${x.toFixed(1)} s`;
 
 /** The markdown section: how it ran, what seeding took, then one row per request. */
 function report({ started, d1Timings, chTimings, d1Size, chSize, server, results }) {
-  const command = `node bench/persons-list-clickhouse.mjs --persons ${N}`;
+  const command = `node bench/persons-list-clickhouse.mjs --persons ${N}${args["ordered-uuids"] ? " --ordered-uuids" : ""}`;
   const when = `${started.toISOString().slice(0, 16).replace("T", " ")} UTC`;
   const lines = [
     `## Persons list on ClickHouse at ${N.toLocaleString("en-US")} persons — \`${command}\``,
     "",
     `${when}, ${machine()}, ClickHouse: ${server}. The ClickHouse deployment's persons mirror and its D1 ` +
       `seeded directly with the same ${N.toLocaleString("en-US")} persons (email, plan of three, a number; the ` +
-      `shape of bench/persons-list.mjs), D1 without its search and property indexes (not read on ClickHouse). ` +
+      `shape of bench/persons-list.mjs), D1 without its search and property indexes (not read on ClickHouse); ` +
+      (args["ordered-uuids"]
+        ? "uuids in creation order (ClickHouse stores persons newest last: the list's worst case). "
+        : "uuids unrelated to creation order, as real ones are. ") +
       `autocannon through wrangler dev: 1 connection for 5 s, then 4 connections for 10 s. Latency p50 / p99 in ms.`,
     "",
     `- Seeding: D1 persons ${s(d1Timings.persons)}, distinct ids ${s(d1Timings.distinctIds)}, indexes ` +
