@@ -34,9 +34,7 @@ export async function listPersons(
 ) {
   const filter = query.filter ? await personsMatchingSql(db, projectId, query.filter) : undefined;
   const inProject = eq(persons.projectId, projectId);
-  // With candidates named through an index, the project is checked on each (`+` keeps SQLite from
-  // walking the project's persons in list order instead).
-  const byKey = sql`+${persons.projectId} = ${projectId}`;
+  const byKey = inProjectByKey(projectId);
   const counting = (where: SQL | undefined) => () => countPersonsWhere(db, where);
   // Counted by reading every match: afresh on a first page, remembered for the pages after it.
   const walked = (where: SQL | undefined) => () =>
@@ -53,7 +51,7 @@ export async function listPersons(
   if (term || filter) {
     // An engine with a persons mirror (ClickHouse) finds the page; D1, the authority, gives its rows.
     const mirrored = await store.personsList({ projectId, search: term, filter: query.filter, rows: page });
-    if (mirrored) return stillMatching(db, mirrored, and(byKey, matches));
+    if (mirrored) return stillMatching(db, projectId, mirrored, matches);
   }
   if (term) {
     // A search of three characters or more finds its candidates in the trigram index; when they
@@ -107,14 +105,16 @@ export async function listPersons(
  * over `persons`), in list order: a person the mirror has not caught up with yet (a change, a
  * deletion still in the events queue) is left out rather than shown as they were.
  */
-async function stillMatching(db: Db, page: PersonsListAnswer, matches: SQL | undefined) {
-  const rows = await db
-    .select()
-    .from(persons)
-    .where(and(sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(page.ids)}))`, matches))
-    .orderBy(...listOrder());
-  return { rows: await withDistinctIds(db, rows), count: page.count, more: page.more };
+async function stillMatching(db: Db, projectId: number, page: PersonsListAnswer, matches: SQL | undefined) {
+  return { rows: await getPersonsByIds(db, projectId, page.ids, matches), count: page.count, more: page.more };
 }
+
+/**
+ * The condition that a person named by key (an id, an index's candidates) is the project's: `+`
+ * keeps SQLite, which has no statistics on D1, from reading every person of the project through a
+ * `project_id` index instead and checking each against the keys.
+ */
+const inProjectByKey = (projectId: number) => sql`+${persons.projectId} = ${projectId}`;
 
 /**
  * Whether walking the list order until the page is full (about (offset + limit) × persons /
@@ -279,7 +279,8 @@ export async function requirePerson(db: Db, projectId: number, key: string): Pro
   return person;
 }
 
-export async function getPersonsByIds(db: Db, projectId: number, ids: number[]): Promise<PersonWithIds[]> {
+/** The project's persons of these ids (that also meet `where`, when given), in list order, with their distinct ids. */
+export async function getPersonsByIds(db: Db, projectId: number, ids: number[], where?: SQL): Promise<PersonWithIds[]> {
   if (!ids.length) return [];
   // One JSON value rather than one bound parameter per id (D1 allows 100 per statement).
   const rows = await db
@@ -287,9 +288,11 @@ export async function getPersonsByIds(db: Db, projectId: number, ids: number[]):
     .from(persons)
     .where(
       and(
-        eq(persons.projectId, projectId),
+        inProjectByKey(projectId),
         sql`${persons.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+        where,
       ),
-    );
+    )
+    .orderBy(...listOrder());
   return withDistinctIds(db, rows);
 }

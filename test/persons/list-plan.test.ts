@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { analyticsStore } from "../../src/analytics";
 import { createDb, type Db } from "../../src/db/client";
 import type { Env } from "../../src/env";
-import { getPerson, listPersons, type PersonListQuery } from "../../src/persons/service";
+import { getPerson, getPersonsByIds, listPersons, type PersonListQuery } from "../../src/persons/service";
 import { createProject } from "../helpers";
 import { plansOf as explain, recordingD1 } from "../sql-plans";
 import { seedPerson } from "../persons-analysis/fixtures";
@@ -99,6 +99,15 @@ describe("persons lookups use indexes", () => {
     expect(byId.plans.join("\n")).toMatch(/SEARCH persons USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     for (const plan of [...byUuid.plans, ...byId.plans])
       expect(plan).not.toMatch(/SCAN persons|persons_project_created_idx/);
+  });
+
+  it("persons by ids (drill-downs, cohort members, a write's re-read, a mirror's page): each by key", async () => {
+    const { answer: found } = await plansOf((db) => getPerson(db, projectId, uuid));
+    const { plans, answer } = await plansOf((db) => getPersonsByIds(db, projectId, [found!.id]));
+    expect(answer.map((p) => p.uuid)).toEqual([uuid]);
+    byKey(plans);
+    // Not every person of the project through a project_id index, checked against the ids.
+    for (const plan of plans) expect(plan).not.toMatch(/\(project_id=\?\)/);
   });
 });
 

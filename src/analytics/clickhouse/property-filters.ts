@@ -172,10 +172,10 @@ function hashedFilterSql(
   hashes: { keys: string; values: string },
   params: ClickHouseParams,
 ): string | undefined {
-  const key = params.text(f.key);
-  const isSet = `has(${hashes.keys}, cityHash64(${key}))`;
+  // Bound only for an operator answered here (one branch below reads it).
+  const isSet = () => `has(${hashes.keys}, cityHash64(${params.text(f.key)}))`;
   const among = () =>
-    `hasAny(${hashes.values}, arrayMap(filter_value -> cityHash64(${key}, filter_value), ${params.bind(filterValues(f), "Array(String)")}))`;
+    `hasAny(${hashes.values}, arrayMap(filter_value -> cityHash64(${params.text(f.key)}, filter_value), ${params.bind(filterValues(f), "Array(String)")}))`;
   switch (f.operator) {
     case "exact":
     case "in":
@@ -184,9 +184,9 @@ function hashedFilterSql(
     case "not_in":
       return `(NOT ${among()})`;
     case "is_set":
-      return isSet;
+      return isSet();
     case "is_not_set":
-      return `(NOT ${isSet})`;
+      return `(NOT ${isSet()})`;
     default:
       return undefined;
   }
