@@ -184,6 +184,13 @@ describe("persons list", () => {
     expect((await call(`${path()}?limit=abc`)).status).toBe(400);
     expect((await call(`${path()}?limit=0`)).status).toBe(400);
   });
+
+  it("refuses an offset past JavaScript's exact integers, in the envelope naming it", async () => {
+    const res = await call(`${path()}?offset=1e21&search=a`);
+    expect(res.status).toBe(400);
+    expect(envelope(res).attr).toBe("offset");
+    expect((await call(`${path()}?offset=${Number.MAX_SAFE_INTEGER}&search=a`)).status).toBe(200);
+  });
 });
 
 describe("persons retrieve", () => {
