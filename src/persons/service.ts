@@ -281,7 +281,9 @@ export async function requirePerson(db: Db, projectId: number, key: string): Pro
 
 /** The project's persons of these ids (that also meet `where`, when given), in list order, with their distinct ids. */
 export async function getPersonsByIds(db: Db, projectId: number, ids: number[], where?: SQL): Promise<PersonWithIds[]> {
-  if (!ids.length) return [];
+  // With a condition the statement runs even for no ids: D1 refusing it (a cohort too large to
+  // evaluate) is the answer, as it is when D1 lists the persons itself.
+  if (!ids.length && !where) return [];
   // One JSON value rather than one bound parameter per id (D1 allows 100 per statement).
   const rows = await db
     .select()
